@@ -1,0 +1,417 @@
+#include "core/chunker/chunker.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <unordered_set>
+
+#include "core/chunker/lines.h"
+#include "core/text/language.h"
+#include "core/util/checksum.h"
+#include "core/util/error.h"
+#include "core/util/utf8.h"
+
+namespace vesper {
+
+using chunking::Line;
+using chunking::LineKind;
+
+namespace {
+
+enum class BlockKind { kParagraph, kList, kTable, kCode };
+
+struct Block {
+  size_t begin, end;
+  BlockKind kind;
+  std::vector<size_t> line_starts;  // starts of lines after the first: preferred cuts
+  size_t tokens = 0;
+};
+
+// A short, isolated line with no closing punctuation: what a Markdown heading
+// becomes when its "## " is lost.
+bool LooksLikeBareHeading(std::string_view s) {
+  if (s.size() > 80 || s.empty()) return false;
+  size_t words = 1 + std::count(s.begin(), s.end(), ' ');
+  if (words > 12) return false;
+  if (chunking::EndsSentence(s) || chunking::EndsWithColon(s)) return false;
+  char last = s.back();
+  return last != ',' && last != ';';
+}
+
+// Lines left behind by a broken export rather than written by anyone.
+bool IsExportArtifact(std::string_view s) {
+  return s == "undefined" || s == "null" || s == "NaN" || s == "[object Object]";
+}
+
+struct Heading {
+  int level;
+  size_t begin, end;  // the whole heading line
+  std::string title;
+  bool had_content = false;
+};
+
+class DocumentChunker {
+ public:
+  DocumentChunker(std::string_view source, std::string_view text, const ChunkerOptions& options,
+                  const TokenCounter& count)
+      : source_(source), text_(text), opt_(options), count_(count ? count : TokenCounter(ApproxTokenCount)) {}
+
+  std::vector<Chunk> Run() {
+    doc_language_ = DetectLanguage(text_);
+    lines_ = chunking::ScanLines(text_);
+    PairFences();
+    for (size_t i = 0; i < lines_.size();) i = Consume(i);
+    PopHeadings(0);
+    Flush();
+    return std::move(chunks_);
+  }
+
+ private:
+  // Fences pair in order. A closing fence has no info string, so "```python"
+  // while a fence is open means the open one was never closed: it becomes
+  // plain text, as does a last fence with no partner. A broken fence can
+  // then never swallow the rest of the document.
+  void PairFences() {
+    partner_.assign(lines_.size(), SIZE_MAX);
+    size_t open = SIZE_MAX;
+    for (size_t i = 0; i < lines_.size(); ++i) {
+      if (lines_[i].kind != LineKind::kFence) continue;
+      bool has_info = lines_[i].end - lines_[i].begin > 3;
+      if (open != SIZE_MAX && has_info) {
+        lines_[open].kind = LineKind::kText;
+        open = SIZE_MAX;
+      }
+      if (open == SIZE_MAX) {
+        open = i;
+      } else {
+        partner_[open] = i;
+        open = SIZE_MAX;
+      }
+    }
+    if (open != SIZE_MAX) lines_[open].kind = LineKind::kText;
+  }
+
+  std::string_view Span(size_t b, size_t e) const { return text_.substr(b, e - b); }
+  std::string_view LineText(size_t i) const { return Span(lines_[i].begin, lines_[i].end); }
+  bool Blank(size_t i) const { return i >= lines_.size() || lines_[i].kind == LineKind::kBlank; }
+
+  bool IsolatedBareLine(size_t i) const {
+    return i < lines_.size() && lines_[i].kind == LineKind::kText && (i == 0 || Blank(i - 1)) && Blank(i + 1) &&
+           LooksLikeBareHeading(LineText(i)) && !IsExportArtifact(LineText(i));
+  }
+
+  size_t NextNonBlank(size_t i) const {
+    while (i < lines_.size() && Blank(i)) ++i;
+    return i;
+  }
+
+  // A bare line is taken for a heading only when real content follows it;
+  // a run of them (form labels, the end of the reference page) is text.
+  bool IsBareHeading(size_t i) const {
+    if (!IsolatedBareLine(i)) return false;
+    size_t next = NextNonBlank(i + 1);
+    return next < lines_.size() && !IsolatedBareLine(next) && lines_[next].kind != LineKind::kHeading;
+  }
+
+  // "# " inside a run of code lines is a comment whose fence was lost.
+  bool IsCodeComment(size_t i) const {
+    return lines_[i].level == 1 && i > 0 && !Blank(i - 1) && lines_[i - 1].kind != LineKind::kHeading &&
+           !Blank(i + 1) && lines_[i + 1].kind != LineKind::kHeading;
+  }
+
+  // Bare headings carry no level, only their numbering: "Section 5 — ..." is
+  // a part, "2.1 — ..." a section in it, and an unnumbered one inside a
+  // numbered section is a sub-heading of it.
+  int BareHeadingLevel(std::string_view s) {
+    size_t q = 0;
+    while (q < s.size() && std::isdigit(static_cast<unsigned char>(s[q]))) ++q;
+    if (q > 0 && q + 1 < s.size() && s[q] == '.' && std::isdigit(static_cast<unsigned char>(s[q + 1]))) {
+      seen_numbered_ = true;
+      return 3;
+    }
+    if (s.rfind("Section ", 0) == 0 || s.rfind("Seção ", 0) == 0) {
+      seen_numbered_ = true;
+      return 2;
+    }
+    return seen_numbered_ ? 4 : 2;
+  }
+
+  size_t Consume(size_t i) {
+    const Line& line = lines_[i];
+    switch (line.kind) {
+      case LineKind::kBlank:
+        return i + 1;
+      case LineKind::kFence: {
+        size_t j = partner_[i];
+        Block b{line.begin, lines_[j].end, BlockKind::kCode, {}};
+        for (size_t k = i + 1; k <= j; ++k) if (!Blank(k)) b.line_starts.push_back(lines_[k].begin);
+        Add(std::move(b));
+        return j + 1;
+      }
+      case LineKind::kHeading:
+        if (IsCodeComment(i)) return ConsumeText(i);
+        OpenHeading(line.level, line.begin, line.end, std::string(Span(line.title_begin, line.title_end)));
+        return i + 1;
+      case LineKind::kTableRow: {
+        Block b{line.begin, line.end, BlockKind::kTable, {}};
+        size_t j = i + 1;
+        for (; j < lines_.size() && lines_[j].kind == LineKind::kTableRow; ++j) {
+          b.line_starts.push_back(lines_[j].begin);
+          b.end = lines_[j].end;
+        }
+        Add(std::move(b));
+        return j;
+      }
+      default:
+        if (IsBareHeading(i)) {
+          OpenHeading(BareHeadingLevel(LineText(i)), line.begin, line.end, std::string(LineText(i)));
+          return i + 1;
+        }
+        if (IsExportArtifact(LineText(i)) && (i == 0 || Blank(i - 1)) && Blank(i + 1)) return i + 1;
+        return ConsumeText(i);
+    }
+  }
+
+  // A run of text, list and quote lines up to the next blank line or
+  // structural line, cut into paragraphs and lists.
+  size_t ConsumeText(size_t i) {
+    Block cur{0, 0, BlockKind::kParagraph, {}};
+    bool open = false;
+    auto close = [&] {
+      if (open) Add(std::move(cur));
+      open = false;
+    };
+    size_t j = i;
+    for (; j < lines_.size(); ++j) {
+      const Line& line = lines_[j];
+      bool heading_comment = line.kind == LineKind::kHeading && IsCodeComment(j);
+      bool textual = line.kind == LineKind::kText || line.kind == LineKind::kListItem ||
+                     line.kind == LineKind::kQuote || heading_comment;
+      if (!textual || (j > i && IsBareHeading(j))) break;
+      BlockKind kind = line.kind == LineKind::kListItem ? BlockKind::kList : BlockKind::kParagraph;
+      if (open && cur.kind != kind) close();
+      if (!open) {
+        cur = Block{line.begin, line.end, kind, {}};
+        open = true;
+      } else {
+        cur.line_starts.push_back(line.begin);
+        cur.end = line.end;
+      }
+      // A paragraph ends with its sentence; wrapped lines and short runs
+      // (timelines, code whose fence was lost) keep going.
+      std::string_view s = LineText(j);
+      bool next_is_long = j + 1 < lines_.size() && lines_[j + 1].end - lines_[j + 1].begin >= 200;
+      if (kind == BlockKind::kParagraph && (chunking::EndsSentence(s) || s.size() >= 200 || next_is_long)) close();
+    }
+    close();
+    return j;
+  }
+
+  void OpenHeading(int level, size_t begin, size_t end, std::string title) {
+    PopHeadings(level);
+    headings_.push_back(Heading{level, begin, end, std::move(title)});
+  }
+
+  // A heading that closes with nothing under it is content of its parent,
+  // so that no text of the document is lost.
+  void PopHeadings(int level) {
+    while (!headings_.empty() && headings_.back().level >= level) {
+      Heading h = headings_.back();
+      headings_.pop_back();
+      if (!h.had_content) Add(Block{h.begin, h.end, BlockKind::kParagraph, {}});
+    }
+  }
+
+  std::vector<std::string> Trail() const {
+    std::vector<std::string> trail;
+    for (const auto& h : headings_) trail.push_back(h.title);
+    return trail;
+  }
+
+  void Add(Block b) {
+    // A lead-in line ("The implications:") stays with what it introduces.
+    if (!pending_.empty() && pending_trail_ == Trail()) {
+      Block& prev = pending_.back();
+      if (prev.kind == BlockKind::kParagraph && prev.line_starts.empty() &&
+          chunking::EndsWithColon(Span(prev.begin, prev.end)) && b.kind != BlockKind::kParagraph) {
+        b.line_starts.insert(b.line_starts.begin(), b.begin);
+        b.begin = prev.begin;
+        pending_.pop_back();
+      }
+    }
+    for (auto& h : headings_) h.had_content = true;
+    if (Trail() != pending_trail_) Flush();
+    pending_trail_ = Trail();
+    b.tokens = count_(Span(b.begin, b.end));
+    pending_.push_back(std::move(b));
+  }
+
+  // Packs the section's blocks into chunks: one paragraph per chunk, small
+  // neighbours together, oversized blocks split.
+  void Flush() {
+    size_t cur_begin = 0, cur_end = 0, cur_tokens = 0;
+    bool open = false;
+    auto emit_current = [&] {
+      if (open) Emit(cur_begin, cur_end);
+      open = false;
+    };
+    for (const Block& b : pending_) {
+      if (b.tokens > opt_.max_tokens) {
+        emit_current();
+        for (auto [s, e] : SplitBlock(b)) Emit(s, e);
+        continue;
+      }
+      if (open && (cur_tokens < opt_.min_tokens || b.tokens < opt_.min_tokens) &&
+          cur_tokens + b.tokens <= opt_.max_tokens) {
+        cur_end = b.end;
+        cur_tokens += b.tokens;
+        continue;
+      }
+      emit_current();
+      cur_begin = b.begin;
+      cur_end = b.end;
+      cur_tokens = b.tokens;
+      open = true;
+    }
+    emit_current();
+    pending_.clear();
+  }
+
+  using Spans = std::vector<std::pair<size_t, size_t>>;
+
+  Spans SplitBlock(const Block& b) {
+    if ((b.kind == BlockKind::kCode || b.kind == BlockKind::kTable) &&
+        b.tokens <= opt_.max_tokens * opt_.whole_block_factor) {
+      return {{b.begin, b.end}};
+    }
+    Spans out;
+    size_t overlap = b.kind == BlockKind::kParagraph ? opt_.overlap_tokens : 0;
+    SplitAt(b.begin, b.end, 0, b.line_starts, overlap, out);
+    return out;
+  }
+
+  // Cut candidates inside [b, e) at a given fineness: 1 sentences, 2 words, 3 code points.
+  std::vector<size_t> Cuts(size_t b, size_t e, int level) const {
+    std::vector<size_t> cuts;
+    for (size_t i = b; i < e;) {
+      char32_t cp = utf8::Next(text_, i);
+      if (i >= e) break;
+      bool cut = false;
+      if (level == 1) {
+        cut = ((cp == '.' || cp == '!' || cp == '?' || cp == ';') && text_[i] == ' ') || cp == 0x3002 ||
+              cp == 0xFF01 || cp == 0xFF1F || cp == 0xFF1B;
+      } else if (level == 2) {
+        cut = utf8::IsSpace(cp) || utf8::IsCjk(cp);
+      } else {
+        cut = true;
+      }
+      if (cut) cuts.push_back(i);
+    }
+    return cuts;
+  }
+
+  size_t Tokens(size_t b, size_t e) const { return count_(Span(b, e)); }
+
+  // Greedy: the longest prefix that fits, cut at the given candidates; a piece
+  // with no candidate that fits goes down a level.
+  void SplitAt(size_t b, size_t e, int level, const std::vector<size_t>& cuts, size_t overlap, Spans& out) {
+    size_t pos = b;
+    while (pos < e) {
+      if (Tokens(pos, e) <= opt_.max_tokens || level > 3) {
+        out.push_back({pos, e});
+        return;
+      }
+      auto first = std::upper_bound(cuts.begin(), cuts.end(), pos);
+      auto best = cuts.end();
+      for (auto it = first; it != cuts.end() && *it < e; ++it) {
+        if (Tokens(pos, *it) > opt_.max_tokens) break;
+        best = it;
+      }
+      if (best == cuts.end()) {
+        size_t stop = (first != cuts.end() && *first < e) ? *first : e;
+        int finer = level + 1;
+        SplitAt(pos, stop, finer, Cuts(pos, stop, finer), finer > 0 ? opt_.overlap_tokens : overlap, out);
+        pos = stop;
+        continue;
+      }
+      out.push_back({pos, *best});
+      size_t next = *best;
+      if (overlap > 0) {
+        // Start the next piece a little earlier, at the earliest cut whose
+        // tail still fits in the overlap budget.
+        for (auto it = first; it != best; ++it) {
+          if (Tokens(*it, *best) <= overlap) { next = *it; break; }
+        }
+      }
+      pos = next;
+    }
+  }
+
+  void Emit(size_t b, size_t e) {
+    // ASCII white space only: bytes like 0xA0 occur inside UTF-8 sequences.
+    auto space = [](char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; };
+    while (b < e && space(text_[b])) ++b;
+    while (e > b && space(text_[e - 1])) --e;
+    if (e <= b) return;
+    Chunk c;
+    c.title = pending_trail_;
+    c.text = std::string(Span(b, e));
+    c.source = std::string(source_);
+    c.begin = static_cast<uint32_t>(b);
+    c.end = static_cast<uint32_t>(e);
+    c.language = DetectLanguage(c.text);
+    if (c.language == "und") c.language = doc_language_;
+    std::string key = c.source + '\x1f';
+    for (const auto& t : c.title) key += t + '\x1e';
+    key += '\x1f' + c.text;
+    uint64_t h = Fnv1a64(key);
+    while (!ids_.insert(h).second) h = Fnv1a64("#", h);  // identical passages twice in one document
+    c.id = Hex64(h);
+    chunks_.push_back(std::move(c));
+  }
+
+  std::string_view source_, text_;
+  ChunkerOptions opt_;
+  TokenCounter count_;
+  std::string doc_language_;
+  std::vector<Line> lines_;
+  std::vector<size_t> partner_;
+  bool seen_numbered_ = false;
+  std::vector<Heading> headings_;
+  std::vector<Block> pending_;
+  std::vector<std::string> pending_trail_;
+  std::vector<Chunk> chunks_;
+  std::unordered_set<uint64_t> ids_;
+};
+
+}  // namespace
+
+size_t ApproxTokenCount(std::string_view text) {
+  size_t tokens = 0, word_bytes = 0;
+  auto end_word = [&] {
+    if (word_bytes) tokens += 1 + word_bytes / 6;
+    word_bytes = 0;
+  };
+  for (size_t i = 0; i < text.size();) {
+    size_t at = i;
+    char32_t cp = utf8::Next(text, i);
+    if (utf8::IsLatinLetter(cp) || utf8::IsDigit(cp)) {
+      word_bytes += i - at;
+      continue;
+    }
+    end_word();
+    if (!utf8::IsSpace(cp)) ++tokens;  // CJK characters, punctuation, symbols
+  }
+  end_word();
+  return tokens;
+}
+
+std::vector<Chunk> ChunkDocument(std::string_view source, std::string_view text, const ChunkerOptions& options,
+                                 const TokenCounter& count_tokens) {
+  std::string what = "document '" + std::string(source) + "'";
+  utf8::Require(text, what.c_str());
+  if (options.max_tokens == 0) throw Error(ErrorCode::kInvalidArgument, "chunker max_tokens must be positive");
+  return DocumentChunker(source, text, options, count_tokens).Run();
+}
+
+}  // namespace vesper

@@ -1,0 +1,317 @@
+#include "core/collection/collection.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/index/dot.h"
+#include "core/util/error.h"
+#include "core/util/utf8.h"
+
+namespace vesper {
+
+Collection::Collection(std::string name, ModelInfo model, CollectionOptions options)
+    : name_(std::move(name)), model_(std::move(model)), options_(options), store_(model_.dims) {
+  if (name_.empty()) throw Error(ErrorCode::kInvalidArgument, "a collection needs a name");
+  utf8::Require(name_, "collection name");
+  if (!model_.lexical_only() && model_.dims == 0) {
+    throw Error(ErrorCode::kInvalidArgument, "model " + model_.id + " has no dimensions");
+  }
+  if (has_vectors() && options_.index == IndexKind::kHnsw) hnsw_ = std::make_unique<HnswIndex>(model_.dims, options_.hnsw);
+}
+
+Collection::Collection(Collection&&) noexcept = default;
+Collection& Collection::operator=(Collection&&) noexcept = default;
+Collection::~Collection() = default;
+
+size_t Collection::Add(std::vector<Chunk> chunks, const float* vectors, size_t vector_count) {
+  if (has_vectors()) {
+    if (!vectors || vector_count != chunks.size()) {
+      throw Error(ErrorCode::kInvalidArgument, "collection '" + name_ + "' needs one " + std::to_string(model_.dims) +
+                                                   "-dim vector per chunk (got " + std::to_string(vector_count) +
+                                                   " for " + std::to_string(chunks.size()) + " chunks)");
+    }
+  } else if (vectors && vector_count) {
+    throw Error(ErrorCode::kInvalidArgument, "collection '" + name_ + "' is lexical only and takes no vectors");
+  }
+  // Validate everything before changing anything, so a bad batch loses nothing.
+  std::vector<float> unit(model_.dims);
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    utf8::Require(chunks[i].text, "chunk text");
+    if (chunks[i].id.empty()) throw Error(ErrorCode::kInvalidArgument, "chunk " + std::to_string(i) + " has no id");
+    if (has_vectors()) {
+      const float* v = vectors + i * model_.dims;
+      for (size_t d = 0; d < model_.dims; ++d) {
+        if (!std::isfinite(v[d])) throw Error(ErrorCode::kInvalidArgument, "vector " + std::to_string(i) + " has a non-finite value");
+      }
+      if (Dot(v, v, model_.dims) <= 0.f) throw Error(ErrorCode::kInvalidArgument, "vector " + std::to_string(i) + " is all zeros");
+    }
+  }
+  size_t added = 0;
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    if (by_id_.count(chunks[i].id)) continue;
+    auto label = static_cast<uint32_t>(chunks_.size());
+    by_id_.emplace(chunks[i].id, label);
+    chunks_.push_back(std::move(chunks[i]));
+    alive_.push_back(1);
+    ++live_;
+    ++added;
+    if (has_vectors()) {
+      std::copy(vectors + i * model_.dims, vectors + (i + 1) * model_.dims, unit.begin());
+      Normalize(unit.data(), unit.size());
+      store_.Add(unit.data());
+      if (hnsw_) hnsw_->Add(label, unit.data());
+    }
+    IndexLexical(label);
+  }
+  MaybeBuildHnsw();
+  return added;
+}
+
+void Collection::IndexLexical(uint32_t label) {
+  const Chunk& c = chunks_[label];
+  std::string text;
+  for (const auto& t : c.title) text += t + "\n";
+  text += c.text;
+  bm25_.Add(label, text);
+}
+
+void Collection::MaybeBuildHnsw() {
+  if (hnsw_ || !has_vectors() || options_.index != IndexKind::kAuto || live_ < options_.hnsw_min_size) return;
+  auto index = std::make_unique<HnswIndex>(model_.dims, options_.hnsw, chunks_.size());
+  for (uint32_t label = 0; label < chunks_.size(); ++label) {
+    if (alive_[label]) index->Add(label, store_.vector(label));
+  }
+  hnsw_ = std::move(index);
+}
+
+void Collection::Remove(std::string_view chunk_id) {
+  auto it = by_id_.find(std::string(chunk_id));
+  if (it == by_id_.end()) throw Error(ErrorCode::kNotFound, "no chunk '" + std::string(chunk_id) + "' in '" + name_ + "'");
+  uint32_t label = it->second;
+  by_id_.erase(it);
+  alive_[label] = 0;
+  --live_;
+  if (has_vectors()) store_.Remove(label);
+  if (hnsw_) hnsw_->Remove(label);
+  bm25_.Remove(label);
+}
+
+std::optional<uint32_t> Collection::Find(std::string_view chunk_id) const {
+  auto it = by_id_.find(std::string(chunk_id));
+  if (it == by_id_.end()) return std::nullopt;
+  return it->second;
+}
+
+const float* Collection::vector(uint32_t label) const {
+  if (!has_vectors() || !alive(label)) return nullptr;
+  return store_.vector(label);
+}
+
+std::vector<SearchResult> Collection::Search(std::string_view query_text, const float* query_vector,
+                                             size_t query_dims, const SearchOptions& opt) const {
+  SearchMode mode = has_vectors() ? opt.mode : SearchMode::kLexical;
+  const bool use_vectors = mode != SearchMode::kLexical;
+  const bool use_lexical = mode != SearchMode::kVector;
+  if (use_vectors) {
+    if (!query_vector) throw Error(ErrorCode::kInvalidArgument, "vector search in '" + name_ + "' needs a query vector");
+    if (query_dims != model_.dims) {
+      throw Error(ErrorCode::kModelMismatch, "query vector has " + std::to_string(query_dims) + " dims but '" + name_ +
+                                                 "' holds vectors of " + model_.Describe());
+    }
+  }
+  if (use_lexical && query_text.empty() && !use_vectors) {
+    throw Error(ErrorCode::kInvalidArgument, "empty query");
+  }
+  std::vector<SearchResult> results;
+  if (opt.k == 0 || live_ == 0) return results;
+  // Fusion needs more candidates than it returns.
+  const size_t pool = mode == SearchMode::kHybrid ? std::max<size_t>(opt.k * 4, 32) : opt.k;
+
+  vector_hits_.clear();
+  lexical_hits_.clear();
+  const float* q = nullptr;
+  if (use_vectors) {
+    query_.assign(query_vector, query_vector + query_dims);
+    if (Normalize(query_.data(), query_.size()) <= 0.f) throw Error(ErrorCode::kInvalidArgument, "query vector is all zeros");
+    q = query_.data();
+    if (hnsw_ && !opt.exact) hnsw_->Search(q, pool, opt.threshold, vector_hits_);
+    else store_.Search(q, pool, opt.threshold, vector_hits_);
+  }
+  if (use_lexical && !query_text.empty()) bm25_.Search(query_text, pool, lexical_hits_);
+
+  std::unordered_map<uint32_t, size_t> at;
+  auto entry = [&](uint32_t label) -> SearchResult& {
+    auto [it, fresh] = at.emplace(label, results.size());
+    if (fresh) {
+      results.emplace_back();
+      results.back().label = label;
+    }
+    return results[it->second];
+  };
+  for (size_t r = 0; r < vector_hits_.size(); ++r) {
+    SearchResult& s = entry(vector_hits_[r].label);
+    s.vector_score = vector_hits_[r].score;
+    s.vector_rank = static_cast<int>(r);
+  }
+  for (size_t r = 0; r < lexical_hits_.size(); ++r) {
+    const Hit& h = lexical_hits_[r];
+    if (use_vectors) {
+      // The cosine is the gate, so a lexical match on common words cannot
+      // lift a passage the model finds unrelated.
+      float cos = Dot(q, store_.vector(h.label), model_.dims);
+      if (cos < opt.threshold && !at.count(h.label)) continue;
+      SearchResult& s = entry(h.label);
+      s.vector_score = cos;
+      s.lexical_score = h.score;
+      s.lexical_rank = static_cast<int>(r);
+    } else if (h.score >= opt.threshold) {
+      SearchResult& s = entry(h.label);
+      s.lexical_score = h.score;
+      s.lexical_rank = static_cast<int>(r);
+    }
+  }
+  for (SearchResult& s : results) {
+    s.score = use_vectors ? s.vector_score : s.lexical_score;
+    if (mode == SearchMode::kHybrid && use_vectors) {
+      s.fused = 0.f;
+      if (s.vector_rank >= 0) s.fused += 1.f / (opt.rrf_k + static_cast<float>(s.vector_rank) + 1.f);
+      if (s.lexical_rank >= 0) s.fused += 1.f / (opt.rrf_k + static_cast<float>(s.lexical_rank) + 1.f);
+    } else {
+      s.fused = s.score;
+    }
+  }
+  std::sort(results.begin(), results.end(), [](const SearchResult& a, const SearchResult& b) {
+    if (a.fused != b.fused) return a.fused > b.fused;
+    if (a.score != b.score) return a.score > b.score;
+    return a.label < b.label;
+  });
+  if (results.size() > opt.k) results.resize(opt.k);
+  return results;
+}
+
+// ---- pack sections ----
+
+void Collection::SaveMeta(ByteWriter& w) const {
+  w.str(name_);
+  w.str(model_.id);
+  w.u32(model_.dims);
+  w.str(model_.query_template);
+  w.str(model_.document_template);
+  w.str(model_.tokenizer_fingerprint);
+  w.u32(static_cast<uint32_t>(options_.index));
+  w.u64(options_.hnsw_min_size);
+  w.u32(options_.hnsw.M);
+  w.u32(options_.hnsw.ef_construction);
+  w.u32(options_.hnsw.ef_search);
+  w.u32(options_.hnsw.seed);
+}
+
+Collection Collection::LoadMeta(ByteReader& r) {
+  std::string name = r.str();
+  ModelInfo m;
+  m.id = r.str();
+  m.dims = r.u32();
+  m.query_template = r.str();
+  m.document_template = r.str();
+  m.tokenizer_fingerprint = r.str();
+  CollectionOptions o;
+  uint32_t kind = r.u32();
+  if (kind > 2) r.fail("unknown index kind " + std::to_string(kind));
+  o.index = static_cast<IndexKind>(kind);
+  o.hnsw_min_size = r.u64();
+  o.hnsw.M = r.u32();
+  o.hnsw.ef_construction = r.u32();
+  o.hnsw.ef_search = r.u32();
+  o.hnsw.seed = r.u32();
+  if (m.lexical_only() != (m.dims == 0) || m.dims > 65536) r.fail("inconsistent model description");
+  if (utf8::FindInvalid(name) != std::string::npos || name.empty()) r.fail("bad collection name");
+  // Do not let the constructor build an empty HNSW: LoadHnsw brings the saved one.
+  CollectionOptions construct = o;
+  if (construct.index == IndexKind::kHnsw) construct.index = IndexKind::kExact;
+  Collection c(std::move(name), std::move(m), construct);
+  c.options_ = o;
+  return c;
+}
+
+void Collection::SaveChunks(ByteWriter& w) const {
+  w.u64(chunks_.size());
+  for (size_t i = 0; i < chunks_.size(); ++i) {
+    w.u8(alive_[i]);
+    if (!alive_[i]) continue;  // a deleted chunk keeps its slot, not its text
+    const Chunk& c = chunks_[i];
+    w.str(c.id);
+    w.u32(static_cast<uint32_t>(c.title.size()));
+    for (const auto& t : c.title) w.str(t);
+    w.str(c.text);
+    w.str(c.source);
+    w.u32(c.begin);
+    w.u32(c.end);
+    w.str(c.language);
+  }
+}
+
+void Collection::LoadChunks(ByteReader& r) {
+  uint64_t n = r.count(1);
+  chunks_.resize(n);
+  alive_.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    alive_[i] = r.u8();
+    if (alive_[i] > 1) r.fail("bad chunk flag");
+    if (!alive_[i]) continue;
+    Chunk& c = chunks_[i];
+    c.id = r.str();
+    uint32_t titles = r.u32();
+    if (titles > r.remaining() / 4) r.fail("title count exceeds the data present");
+    for (uint32_t t = 0; t < titles; ++t) c.title.push_back(r.str());
+    c.text = r.str();
+    c.source = r.str();
+    c.begin = r.u32();
+    c.end = r.u32();
+    c.language = r.str();
+    if (utf8::FindInvalid(c.text) != std::string::npos) r.fail("chunk text is not valid UTF-8");
+    if (!by_id_.emplace(c.id, static_cast<uint32_t>(i)).second) r.fail("duplicate chunk id " + c.id);
+    ++live_;
+  }
+}
+
+void Collection::SaveVectors(ByteWriter& w) const { store_.Save(w); }
+
+void Collection::LoadVectors(ByteReader& r) {
+  VectorStore s = VectorStore::Load(r);
+  if (s.dims() != model_.dims) r.fail("vector dims do not match the collection's model");
+  if (s.slots() != chunks_.size()) r.fail("vector count does not match the chunk count");
+  for (uint32_t i = 0; i < s.slots(); ++i) {
+    if (s.alive(i) != static_cast<bool>(alive_[i])) r.fail("vectors and chunks disagree on deletions");
+  }
+  store_ = std::move(s);
+}
+
+void Collection::SaveHnsw(ByteWriter& w) const { hnsw_->Save(w); }
+
+void Collection::LoadHnsw(ByteReader& r) {
+  auto index = std::make_unique<HnswIndex>(HnswIndex::Load(r));
+  if (index->dims() != model_.dims) r.fail("HNSW dims do not match the collection's model");
+  for (uint32_t i = 0; i < chunks_.size(); ++i) {
+    if (index->Contains(i) != static_cast<bool>(alive_[i])) r.fail("HNSW graph and chunks disagree");
+  }
+  hnsw_ = std::move(index);
+}
+
+void Collection::FinishLoad() {
+  if (has_vectors() && store_.slots() != chunks_.size()) {
+    throw Error(ErrorCode::kCorruptData, "collection '" + name_ + "' has no vectors section");
+  }
+  bm25_ = Bm25Index();
+  for (uint32_t label = 0; label < chunks_.size(); ++label) {
+    if (alive_[label]) {
+      IndexLexical(label);
+    } else {
+      // Keep BM25 labels aligned with chunk slots.
+      bm25_.Add(label, "");
+      bm25_.Remove(label);
+    }
+  }
+  MaybeBuildHnsw();
+}
+
+}  // namespace vesper

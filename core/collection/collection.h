@@ -1,0 +1,109 @@
+// A named database: chunks, their vectors (when it has a model) and the
+// indexes over both: an exact scan, HNSW once it is large, and BM25.
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/chunker/chunker.h"
+#include "core/collection/model_info.h"
+#include "core/index/hnsw_index.h"
+#include "core/index/vector_store.h"
+#include "core/lexical/bm25.h"
+
+namespace vesper {
+
+enum class IndexKind : uint32_t { kAuto = 0, kExact = 1, kHnsw = 2 };
+enum class SearchMode : uint32_t { kVector = 0, kLexical = 1, kHybrid = 2 };
+
+struct CollectionOptions {
+  IndexKind index = IndexKind::kAuto;
+  size_t hnsw_min_size = 4096;  // kAuto switches from exact scan to HNSW here
+  HnswParams hnsw;
+};
+
+struct SearchOptions {
+  size_t k = 10;
+  float threshold = 0.35f;  // on cosine when the collection has vectors, else on normalised BM25
+  SearchMode mode = SearchMode::kHybrid;
+  float rrf_k = 60.f;        // reciprocal rank fusion constant
+  bool exact = false;        // bypass HNSW (ground truth, tests)
+};
+
+struct SearchResult {
+  uint32_t label = 0;
+  float score = 0.f;          // the thresholded similarity (see SearchOptions::threshold)
+  float fused = 0.f;          // the ranking score: RRF in hybrid mode, else equal to score
+  float vector_score = -1.f;  // cosine, when the collection has vectors
+  float lexical_score = 0.f;  // normalised BM25
+  int vector_rank = -1;       // rank within each retriever, -1 when it did not find it
+  int lexical_rank = -1;
+};
+
+class Collection {
+ public:
+  Collection(std::string name, ModelInfo model, CollectionOptions options = {});
+  Collection(Collection&&) noexcept;
+  Collection& operator=(Collection&&) noexcept;
+  ~Collection();
+
+  const std::string& name() const { return name_; }
+  const ModelInfo& model() const { return model_; }
+  const CollectionOptions& options() const { return options_; }
+  size_t size() const { return live_; }
+  size_t slots() const { return chunks_.size(); }
+  bool has_vectors() const { return !model_.lexical_only(); }
+  bool uses_hnsw() const { return hnsw_ != nullptr; }
+
+  // Adds chunks with one vector each (row-major, model dims) when the
+  // collection has a model; vectors are stored L2-normalised. Chunks whose
+  // id is already present are skipped, so storing a document twice is
+  // harmless. Returns the number added.
+  size_t Add(std::vector<Chunk> chunks, const float* vectors = nullptr, size_t vector_count = 0);
+  // Throws kNotFound for an unknown id.
+  void Remove(std::string_view chunk_id);
+
+  bool alive(uint32_t label) const { return label < alive_.size() && alive_[label]; }
+  const Chunk& chunk(uint32_t label) const { return chunks_.at(label); }
+  std::optional<uint32_t> Find(std::string_view chunk_id) const;
+  // Unit vector of a live chunk (model dims), or nullptr for lexical collections.
+  const float* vector(uint32_t label) const;
+
+  // query_vector may be null for kLexical or for lexical-only collections.
+  std::vector<SearchResult> Search(std::string_view query_text, const float* query_vector, size_t query_dims,
+                                   const SearchOptions& options) const;
+
+  // Pack sections (see pack.h); each Load validates as it reads.
+  void SaveMeta(ByteWriter& w) const;
+  void SaveChunks(ByteWriter& w) const;
+  void SaveVectors(ByteWriter& w) const;
+  void SaveHnsw(ByteWriter& w) const;
+  static Collection LoadMeta(ByteReader& r);
+  void LoadChunks(ByteReader& r);
+  void LoadVectors(ByteReader& r);
+  void LoadHnsw(ByteReader& r);
+  // Rebuilds what is derived rather than stored (BM25), after loading.
+  void FinishLoad();
+
+ private:
+  void IndexLexical(uint32_t label);
+  void MaybeBuildHnsw();
+
+  std::string name_;
+  ModelInfo model_;
+  CollectionOptions options_;
+  std::vector<Chunk> chunks_;
+  std::vector<uint8_t> alive_;
+  size_t live_ = 0;
+  std::unordered_map<std::string, uint32_t> by_id_;
+  VectorStore store_;
+  std::unique_ptr<HnswIndex> hnsw_;
+  Bm25Index bm25_;
+  mutable std::vector<Hit> vector_hits_, lexical_hits_;  // per-query scratch
+  mutable std::vector<float> query_;
+};
+
+}  // namespace vesper

@@ -1,0 +1,173 @@
+#include "core/collection/pack.h"
+
+#include <cstring>
+
+#include "core/util/checksum.h"
+#include "core/util/error.h"
+
+namespace vesper {
+namespace {
+
+constexpr char kMagic[8] = {'V', 'E', 'S', 'P', 'E', 'R', 'P', 'K'};
+constexpr size_t kHeaderBytes = 8 + 4 + 4 + 8;
+constexpr size_t kEntryBytes = 4 + 4 + 8 + 8 + 4;
+
+enum SectionKind : uint32_t { kMeta = 1, kChunks = 2, kVectors = 3, kHnsw = 4 };
+
+const char* KindName(uint32_t kind) {
+  switch (kind) {
+    case kMeta: return "meta";
+    case kChunks: return "chunks";
+    case kVectors: return "vectors";
+    case kHnsw: return "hnsw";
+  }
+  return "unknown";
+}
+
+struct Section {
+  uint32_t kind, collection;
+  uint64_t offset, size;
+  uint32_t crc;
+};
+
+[[noreturn]] void Corrupt(const std::string& why) { throw Error(ErrorCode::kCorruptData, "pack rejected: " + why); }
+
+// Everything a pack's bytes are checked against before a field is parsed.
+std::vector<Section> ReadTable(const uint8_t* data, size_t size, uint32_t& version) {
+  if (size < 8 || std::memcmp(data, kMagic, 8) != 0) {
+    throw Error(ErrorCode::kCorruptData, "not a vesper pack (bad magic bytes)");
+  }
+  if (size < kHeaderBytes) Corrupt("truncated header (" + std::to_string(size) + " bytes)");
+  ByteReader r(data + 8, size - 8, "pack header");
+  version = r.u32();
+  if (version == 0 || version > kPackVersion) {
+    throw Error(ErrorCode::kUnsupported, "pack format version " + std::to_string(version) +
+                                             " is not supported by this build (it reads version " +
+                                             std::to_string(kPackVersion) + ")");
+  }
+  uint32_t count = r.u32();
+  uint64_t total = r.u64();
+  if (total != size) {
+    Corrupt(size < total ? "truncated: expected " + std::to_string(total) + " bytes, got " + std::to_string(size)
+                         : "size mismatch: header says " + std::to_string(total) + " bytes, got " + std::to_string(size));
+  }
+  if (count > (size - kHeaderBytes) / kEntryBytes) Corrupt("section table larger than the pack");
+  size_t table_end = kHeaderBytes + count * kEntryBytes;
+  if (table_end + 4 > size) Corrupt("truncated section table");
+  uint32_t stored;
+  std::memcpy(&stored, data + table_end, 4);
+  if (Crc32(data, table_end) != stored) Corrupt("header checksum mismatch");
+  std::vector<Section> sections(count);
+  uint64_t expect_offset = table_end + 4;
+  for (auto& s : sections) {
+    s.kind = r.u32();
+    s.collection = r.u32();
+    s.offset = r.u64();
+    s.size = r.u64();
+    s.crc = r.u32();
+    if (s.offset != expect_offset || s.size > size - s.offset) Corrupt("section outside the pack");
+    expect_offset = s.offset + s.size;
+    if (Crc32(data + s.offset, s.size) != s.crc) {
+      Corrupt(std::string("section '") + KindName(s.kind) + "' of collection " + std::to_string(s.collection) +
+              " is corrupted (checksum mismatch)");
+    }
+  }
+  if (expect_offset != size) Corrupt("trailing bytes after the last section");
+  return sections;
+}
+
+}  // namespace
+
+Bytes SavePack(const std::vector<const Collection*>& collections) {
+  std::vector<std::pair<Section, Bytes>> parts;
+  for (uint32_t ci = 0; ci < collections.size(); ++ci) {
+    const Collection& c = *collections[ci];
+    auto add = [&](uint32_t kind, auto&& write) {
+      Bytes body;
+      ByteWriter w(body);
+      write(w);
+      parts.push_back({Section{kind, ci, 0, body.size(), Crc32(body.data(), body.size())}, std::move(body)});
+    };
+    add(kMeta, [&](ByteWriter& w) { c.SaveMeta(w); });
+    add(kChunks, [&](ByteWriter& w) { c.SaveChunks(w); });
+    if (c.has_vectors()) add(kVectors, [&](ByteWriter& w) { c.SaveVectors(w); });
+    if (c.uses_hnsw()) add(kHnsw, [&](ByteWriter& w) { c.SaveHnsw(w); });
+  }
+  Bytes out;
+  ByteWriter w(out);
+  w.raw(kMagic, 8);
+  w.u32(kPackVersion);
+  w.u32(static_cast<uint32_t>(parts.size()));
+  size_t total_at = w.size();
+  w.u64(0);
+  uint64_t offset = kHeaderBytes + parts.size() * kEntryBytes + 4;
+  for (auto& [s, body] : parts) {
+    s.offset = offset;
+    offset += s.size;
+    w.u32(s.kind);
+    w.u32(s.collection);
+    w.u64(s.offset);
+    w.u64(s.size);
+    w.u32(s.crc);
+  }
+  w.patch_u64(total_at, offset);
+  w.u32(Crc32(out.data(), out.size()));
+  for (auto& [s, body] : parts) w.raw(body.data(), body.size());
+  return out;
+}
+
+std::vector<Collection> LoadPack(const uint8_t* data, size_t size, const ModelInfo* expected) {
+  uint32_t version;
+  std::vector<Section> sections = ReadTable(data, size, version);
+  std::vector<Collection> out;
+  uint32_t last_kind = 0;
+  for (const Section& s : sections) {
+    std::string what = std::string("pack section '") + KindName(s.kind) + "'";
+    ByteReader r(data + s.offset, s.size, what);
+    if (s.kind == kMeta) {
+      if (s.collection != out.size()) Corrupt("collections out of order");
+      out.push_back(Collection::LoadMeta(r));
+      last_kind = kMeta;
+      const Collection& c = out.back();
+      if (expected && c.has_vectors() && !SameModel(c.model(), *expected)) {
+        throw Error(ErrorCode::kModelMismatch, "collection '" + c.name() + "' was embedded with " + c.model().Describe() +
+                                                   ", not with " + expected->Describe() +
+                                                   ": rebuild it with this model or load that model");
+      }
+    } else {
+      if (out.empty() || s.collection != out.size() - 1) Corrupt("section before its collection's meta");
+      // meta, chunks, vectors, hnsw: each needs the ones before it.
+      if (s.kind <= last_kind) Corrupt("sections out of order");
+      last_kind = s.kind;
+      Collection& c = out.back();
+      switch (s.kind) {
+        case kChunks: c.LoadChunks(r); break;
+        case kVectors:
+          if (!c.has_vectors()) Corrupt("vectors in a lexical-only collection");
+          c.LoadVectors(r);
+          break;
+        case kHnsw:
+          if (!c.has_vectors()) Corrupt("HNSW graph in a lexical-only collection");
+          c.LoadHnsw(r);
+          break;
+        default: Corrupt("unknown section kind " + std::to_string(s.kind));
+      }
+    }
+    if (!r.done()) r.fail("unexpected bytes at the end of the section");
+  }
+  for (Collection& c : out) c.FinishLoad();
+  return out;
+}
+
+PackInfo InspectPack(const uint8_t* data, size_t size) {
+  PackInfo info;
+  std::vector<Section> sections = ReadTable(data, size, info.version);
+  info.bytes = size;
+  for (const Section& s : sections) info.sections.push_back({KindName(s.kind), s.collection, s.offset, s.size});
+  for (const Collection& c : LoadPack(data, size)) {
+    info.collections.push_back({c.name(), c.model(), c.size(), c.uses_hnsw()});
+  }
+  return info;
+}
+
+}  // namespace vesper

@@ -1,0 +1,50 @@
+// The .pack file: one or more collections in a versioned binary container.
+//
+//   header   "VESPERPK" u32 version, u32 section count, u64 total bytes
+//   table    per section: u32 kind, u32 collection, u64 offset, u64 size, u32 crc32
+//   u32      crc32 of header and table
+//   sections meta | chunks | vectors | hnsw, per collection, each checksummed
+//
+// Loading checks magic, version, sizes and every checksum before parsing,
+// then parses defensively; a damaged pack is an Error, never a crash.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/collection/collection.h"
+#include "core/util/bytes.h"
+
+namespace vesper {
+
+constexpr uint32_t kPackVersion = 1;
+
+Bytes SavePack(const std::vector<const Collection*>& collections);
+
+// With `expected`, a collection embedded by another model is refused
+// (kModelMismatch) instead of being searched with incomparable vectors.
+std::vector<Collection> LoadPack(const uint8_t* data, size_t size, const ModelInfo* expected = nullptr);
+
+struct PackSectionInfo {
+  std::string kind;
+  uint32_t collection;
+  uint64_t offset, size;
+};
+
+struct PackInfo {
+  uint32_t version;
+  uint64_t bytes;
+  std::vector<PackSectionInfo> sections;
+  struct CollectionInfo {
+    std::string name;
+    ModelInfo model;
+    size_t chunks;
+    bool hnsw;
+  };
+  std::vector<CollectionInfo> collections;
+};
+
+// Validates the whole pack and describes it.
+PackInfo InspectPack(const uint8_t* data, size_t size);
+
+}  // namespace vesper

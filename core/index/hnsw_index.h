@@ -1,0 +1,53 @@
+// Approximate nearest neighbours over unit vectors with hnswlib. Distance is
+// 1 - inner product, so scores come back as cosine similarities. Under emcc
+// hnswlib has no SIMD of its own, so the distance is our WASM SIMD kernel,
+// plugged in through hnswlib's SpaceInterface; natively hnswlib's SSE/AVX
+// space is used as is.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/index/top_k.h"
+#include "core/util/bytes.h"
+
+namespace vesper {
+
+struct HnswParams {
+  uint32_t M = 16;
+  uint32_t ef_construction = 200;
+  uint32_t ef_search = 96;
+  uint32_t seed = 100;
+};
+
+class HnswIndex {
+ public:
+  HnswIndex(size_t dims, HnswParams params = {}, size_t initial_capacity = 1024);
+  ~HnswIndex();
+  HnswIndex(HnswIndex&&) noexcept;
+  HnswIndex& operator=(HnswIndex&&) noexcept;
+
+  size_t dims() const { return dims_; }
+  size_t size() const;  // live (not deleted) entries
+  size_t capacity() const;
+  const HnswParams& params() const { return params_; }
+  void set_ef_search(uint32_t ef) { params_.ef_search = ef; }
+
+  // Labels are the caller's; adding past capacity grows the graph.
+  void Add(uint32_t label, const float* v);
+  // Marks the label deleted: it is never returned again.
+  void Remove(uint32_t label);
+  bool Contains(uint32_t label) const;
+  void Search(const float* query, size_t k, float threshold, std::vector<Hit>& out) const;
+
+  void Save(ByteWriter& w) const;
+  static HnswIndex Load(ByteReader& r);
+
+ private:
+  struct Impl;
+  size_t dims_;
+  HnswParams params_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace vesper

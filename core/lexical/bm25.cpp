@@ -1,0 +1,121 @@
+#include "core/lexical/bm25.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/text/words.h"
+#include "core/util/error.h"
+#include "core/util/utf8.h"
+
+namespace vesper {
+
+void Bm25Index::Add(uint32_t label, std::string_view text) {
+  utf8::Require(text, "text to index");
+  if (label != alive_.size()) throw Error(ErrorCode::kInvalidArgument, "lexical labels must be added in order");
+  std::unordered_map<uint32_t, uint32_t> tf;
+  uint32_t len = 0;
+  SplitWords(text, [&](WordSpan&& w) {
+    auto [it, fresh] = term_ids_.emplace(std::move(w.term), static_cast<uint32_t>(postings_.size()));
+    if (fresh) {
+      postings_.emplace_back();
+      df_.push_back(0);
+    }
+    ++tf[it->second];
+    ++len;
+  });
+  std::vector<uint32_t> terms;
+  terms.reserve(tf.size());
+  for (auto [term, count] : tf) {
+    postings_[term].push_back({label, count});
+    ++df_[term];
+    terms.push_back(term);
+  }
+  std::sort(terms.begin(), terms.end());
+  doc_terms_.push_back(std::move(terms));
+  doc_len_.push_back(len);
+  alive_.push_back(1);
+  ++live_docs_;
+  live_len_ += len;
+}
+
+void Bm25Index::Remove(uint32_t label) {
+  if (label >= alive_.size() || !alive_[label]) {
+    throw Error(ErrorCode::kNotFound, "lexical entry " + std::to_string(label) + " is not indexed");
+  }
+  alive_[label] = 0;
+  --live_docs_;
+  live_len_ -= doc_len_[label];
+  for (uint32_t term : doc_terms_[label]) --df_[term];
+  doc_terms_[label].clear();
+  doc_terms_[label].shrink_to_fit();
+}
+
+float Bm25Index::Idf(size_t df) const {
+  double n = static_cast<double>(live_docs_);
+  return static_cast<float>(std::log(1.0 + (n - df + 0.5) / (df + 0.5)));
+}
+
+void Bm25Index::PrepareQuery(std::string_view query, std::vector<QueryTerm>& terms, float& max_score) const {
+  terms.clear();
+  max_score = 0.f;
+  if (utf8::FindInvalid(query) != std::string_view::npos) {
+    throw Error(ErrorCode::kInvalidUtf8, "query is not valid UTF-8");
+  }
+  std::vector<std::string> seen;
+  SplitWords(query, [&](WordSpan&& w) {
+    if (std::find(seen.begin(), seen.end(), w.term) != seen.end()) return;
+    auto it = term_ids_.find(w.term);
+    int32_t id = (it == term_ids_.end() || df_[it->second] == 0) ? -1 : static_cast<int32_t>(it->second);
+    terms.push_back({id, Idf(id < 0 ? 0 : df_[id])});
+    max_score += Idf(0) * (k1_ + 1.f);
+    seen.push_back(std::move(w.term));
+  });
+}
+
+void Bm25Index::Search(std::string_view query, size_t k, std::vector<Hit>& out) const {
+  out.clear();
+  float max_score;
+  PrepareQuery(query, query_terms_, max_score);
+  if (live_docs_ == 0 || max_score <= 0.f) return;
+  if (acc_.size() < alive_.size()) acc_.resize(alive_.size(), 0.f);
+  const float avg_len = static_cast<float>(live_len_) / static_cast<float>(live_docs_);
+  touched_.clear();
+  for (const QueryTerm& qt : query_terms_) {
+    if (qt.term < 0) continue;
+    for (const Posting& p : postings_[qt.term]) {
+      if (!alive_[p.label]) continue;
+      float tf = static_cast<float>(p.tf);
+      float norm = k1_ * (1.f - b_ + b_ * static_cast<float>(doc_len_[p.label]) / avg_len);
+      if (acc_[p.label] == 0.f) touched_.push_back(p.label);
+      acc_[p.label] += qt.idf * tf * (k1_ + 1.f) / (tf + norm);
+    }
+  }
+  top_.Reset(k);
+  for (uint32_t label : touched_) {
+    top_.Push(label, acc_[label] / max_score);
+    acc_[label] = 0.f;
+  }
+  top_.TakeSorted(out);
+}
+
+float Bm25Index::Score(std::string_view query, uint32_t label) const {
+  if (label >= alive_.size() || !alive_[label]) return 0.f;
+  float max_score;
+  PrepareQuery(query, query_terms_, max_score);
+  if (max_score <= 0.f) return 0.f;
+  const float avg_len = static_cast<float>(live_len_) / static_cast<float>(live_docs_);
+  float score = 0.f;
+  for (const QueryTerm& qt : query_terms_) {
+    if (qt.term < 0) continue;
+    const auto& plist = postings_[qt.term];
+    auto it = std::lower_bound(plist.begin(), plist.end(), label,
+                               [](const Posting& p, uint32_t l) { return p.label < l; });
+    if (it == plist.end() || it->label != label) continue;
+    float tf = static_cast<float>(it->tf);
+    float norm = k1_ * (1.f - b_ + b_ * static_cast<float>(doc_len_[label]) / avg_len);
+    score += qt.idf * tf * (k1_ + 1.f) / (tf + norm);
+  }
+  return score / max_score;
+}
+
+}  // namespace vesper

@@ -1,0 +1,57 @@
+// Okapi BM25 over the words of SplitWords(): the lexical half of hybrid
+// search, and the whole search when a collection has no embedding model.
+#pragma once
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/index/top_k.h"
+
+namespace vesper {
+
+class Bm25Index {
+ public:
+  explicit Bm25Index(float k1 = 1.2f, float b = 0.75f) : k1_(k1), b_(b) {}
+
+  void Add(uint32_t label, std::string_view text);  // labels are dense and never reused
+  void Remove(uint32_t label);
+  size_t size() const { return live_docs_; }
+
+  // Scores are normalised to [0, 1]: BM25 divided by what the query would
+  // score if each of its terms were as rare as a term can be and saturated
+  // (idf of an unseen term * (k1 + 1) per term). One threshold then works
+  // across queries: common words add little, and a query that is mostly
+  // words the index never saw cannot score high.
+  void Search(std::string_view query, size_t k, std::vector<Hit>& out) const;
+  // The normalised score of one document, for explaining a hybrid result.
+  float Score(std::string_view query, uint32_t label) const;
+
+ private:
+  struct Posting {
+    uint32_t label;
+    uint32_t tf;
+  };
+  struct QueryTerm {
+    int32_t term;  // -1: not in the index
+    float idf;
+  };
+  void PrepareQuery(std::string_view query, std::vector<QueryTerm>& terms, float& max_score) const;
+  float Idf(size_t df) const;
+
+  float k1_, b_;
+  std::unordered_map<std::string, uint32_t> term_ids_;
+  std::vector<std::vector<Posting>> postings_;
+  std::vector<uint32_t> df_;  // live documents per term
+  std::vector<uint32_t> doc_len_;
+  std::vector<std::vector<uint32_t>> doc_terms_;  // unique terms per document, to undo df on removal
+  std::vector<uint8_t> alive_;
+  size_t live_docs_ = 0;
+  uint64_t live_len_ = 0;
+  mutable std::vector<float> acc_;       // per-label accumulator, reused across queries
+  mutable std::vector<uint32_t> touched_;
+  mutable std::vector<QueryTerm> query_terms_;
+  mutable TopK top_;
+};
+
+}  // namespace vesper

@@ -1,0 +1,71 @@
+#include "core/text/language.h"
+
+#include <array>
+
+#include "core/util/utf8.h"
+
+namespace vesper {
+namespace {
+
+// Frequent function words; a word list beats n-gram models at passage and
+// query length, and these two sets barely overlap.
+constexpr std::array<std::string_view, 36> kPortuguese = {
+    "de", "que", "não", "nao", "uma", "um", "para", "com", "em", "os", "as", "da", "do", "dos", "das",
+    "é", "e", "no", "na", "por", "mais", "como", "mas", "ao", "ele", "seu", "sua", "isso", "ou",
+    "quando", "muito", "também", "são", "já", "está", "você"};
+constexpr std::array<std::string_view, 36> kEnglish = {
+    "the", "and", "of", "to", "is", "that", "with", "for", "it", "as", "was", "on", "are", "be",
+    "this", "by", "not", "or", "from", "at", "an", "which", "have", "you", "what", "how", "why",
+    "his", "he", "they", "can", "do", "does", "when", "who", "in"};
+
+template <size_t N>
+bool Contains(const std::array<std::string_view, N>& words, std::string_view w) {
+  for (auto x : words) if (x == w) return true;
+  return false;
+}
+
+}  // namespace
+
+std::string DetectLanguage(std::string_view text) {
+  if (utf8::FindInvalid(text) != std::string_view::npos) return "und";
+  size_t han = 0, kana = 0, hangul = 0, latin_words = 0, accents = 0;
+  int pt = 0, en = 0;
+  std::string word;
+  auto end_word = [&] {
+    if (word.empty()) return;
+    ++latin_words;
+    if (Contains(kPortuguese, word)) ++pt;
+    if (Contains(kEnglish, word)) ++en;
+    word.clear();
+  };
+  for (size_t i = 0; i < text.size();) {
+    char32_t cp = utf8::Next(text, i);
+    if (utf8::IsLatinLetter(cp)) {
+      // Keep accents in the word (stopwords list both spellings) but count the
+      // Portuguese-typical ones as evidence on their own.
+      if (cp == 0xE3 || cp == 0xF5 || cp == 0xE7 || cp == 0xC3 || cp == 0xD5 || cp == 0xC7) ++accents;
+      utf8::Append(word, (cp < 0x80 && cp >= 'A' && cp <= 'Z') ? cp + 32 : (cp >= 0xC0 && cp <= 0xDE && cp != 0xD7) ? cp + 32 : cp);
+      continue;
+    }
+    end_word();
+    if (utf8::IsHan(cp)) ++han;
+    else if (utf8::IsKana(cp)) ++kana;
+    else if (utf8::IsHangul(cp)) ++hangul;
+  }
+  end_word();
+  // A Han character carries about as much as a short Latin word; English terms
+  // inside Chinese prose (common in the seeds) must not flip the verdict.
+  size_t cjk = han + kana + hangul;
+  if (cjk > 0 && cjk * 2 >= latin_words) {
+    if (kana * 5 >= cjk) return "ja";
+    if (hangul * 2 >= cjk) return "ko";
+    return "zh";
+  }
+  if (latin_words < 1) return "und";
+  int pt_score = 2 * pt + static_cast<int>(accents);
+  int en_score = 2 * en;
+  if (pt_score == 0 && en_score == 0) return latin_words >= 3 ? "en" : "und";
+  return pt_score > en_score ? "pt" : "en";
+}
+
+}  // namespace vesper

@@ -1,0 +1,12 @@
+// Script- and stopword-based language guess for the languages the persona
+// knowledge base uses. Cheap enough to run on every chunk and every query.
+#pragma once
+#include <string>
+#include <string_view>
+
+namespace vesper {
+
+// Returns "zh", "ja", "ko", "pt", "en", or "und" when there is too little text.
+std::string DetectLanguage(std::string_view text);
+
+}  // namespace vesper

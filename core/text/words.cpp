@@ -1,0 +1,69 @@
+#include "core/text/words.h"
+
+#include "core/util/utf8.h"
+
+namespace vesper {
+namespace {
+
+// Latin, digits, and the alphabetic scripts between IPA and General
+// Punctuation (Greek, Cyrillic, Hebrew, Arabic, Indic...). Punctuation,
+// symbols, arrows and emoji separate words.
+bool IsWordChar(char32_t cp) {
+  return utf8::IsLatinLetter(cp) || utf8::IsDigit(cp) || (cp >= 0x250 && cp < 0x2000 && !utf8::IsSpace(cp));
+}
+
+}  // namespace
+
+void SplitWords(std::string_view text, const std::function<void(WordSpan&&)>& emit) {
+  std::string latin;
+  size_t latin_begin = 0, latin_end = 0;
+  // The pending CJK run: code points with their byte offsets.
+  struct Cjk { char32_t cp; size_t begin, end; };
+  std::vector<Cjk> run;
+
+  auto flush_latin = [&] {
+    if (!latin.empty()) emit({std::move(latin), latin_begin, latin_end});
+    latin.clear();
+  };
+  auto flush_cjk = [&] {
+    if (run.size() == 1) {
+      std::string t;
+      utf8::Append(t, run[0].cp);
+      emit({std::move(t), run[0].begin, run[0].end});
+    }
+    for (size_t k = 0; k + 1 < run.size(); ++k) {
+      std::string t;
+      utf8::Append(t, run[k].cp);
+      utf8::Append(t, run[k + 1].cp);
+      emit({std::move(t), run[k].begin, run[k + 1].end});
+    }
+    run.clear();
+  };
+
+  for (size_t i = 0; i < text.size();) {
+    size_t at = i;
+    char32_t cp = utf8::Next(text, i);
+    if (IsWordChar(cp)) {
+      flush_cjk();
+      if (latin.empty()) latin_begin = at;
+      utf8::Append(latin, utf8::FoldLatin(cp));
+      latin_end = i;
+    } else if (utf8::IsHan(cp) || utf8::IsKana(cp) || utf8::IsHangul(cp)) {
+      flush_latin();
+      run.push_back({cp, at, i});
+    } else {
+      flush_latin();
+      flush_cjk();
+    }
+  }
+  flush_latin();
+  flush_cjk();
+}
+
+std::vector<WordSpan> SplitWords(std::string_view text) {
+  std::vector<WordSpan> out;
+  SplitWords(text, [&](WordSpan&& w) { out.push_back(std::move(w)); });
+  return out;
+}
+
+}  // namespace vesper

@@ -1,0 +1,24 @@
+// The lexical index's notion of a word. Latin text: runs of letters and digits,
+// lower-cased with diacritics stripped ("Câmera" and "camera" meet). CJK text
+// has no spaces, so Han/Kana runs become overlapping character bigrams (a lone
+// character stays a unigram), the usual trick for dictionary-free CJK search.
+#pragma once
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vesper {
+
+struct WordSpan {
+  std::string term;  // normalised form used as the index key
+  size_t begin;      // byte range of the surface form in the input
+  size_t end;
+};
+
+// Calls `emit` for each term of `text` (which must be valid UTF-8).
+void SplitWords(std::string_view text, const std::function<void(WordSpan&&)>& emit);
+
+std::vector<WordSpan> SplitWords(std::string_view text);
+
+}  // namespace vesper

@@ -1,0 +1,92 @@
+// Little-endian byte buffers: the only "I/O" the core does. Readers never
+// read past the end; running out is a kCorruptData error, not a crash.
+#pragma once
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/util/error.h"
+
+namespace vesper {
+
+using Bytes = std::vector<uint8_t>;
+
+class ByteWriter {
+ public:
+  explicit ByteWriter(Bytes& out) : out_(out) {}
+
+  void u8(uint8_t v) { out_.push_back(v); }
+  void u32(uint32_t v) { raw(&v, 4); }
+  void u64(uint64_t v) { raw(&v, 8); }
+  void f32(float v) { raw(&v, 4); }
+  void f64(double v) { raw(&v, 8); }
+  void str(std::string_view s) {
+    u32(static_cast<uint32_t>(s.size()));
+    raw(s.data(), s.size());
+  }
+  void raw(const void* data, size_t n) {
+    const auto* p = static_cast<const uint8_t*>(data);
+    out_.insert(out_.end(), p, p + n);
+  }
+  size_t size() const { return out_.size(); }
+  // Patches a u32 written earlier (e.g. a length or checksum placeholder).
+  void patch_u32(size_t at, uint32_t v) { std::memcpy(out_.data() + at, &v, 4); }
+  void patch_u64(size_t at, uint64_t v) { std::memcpy(out_.data() + at, &v, 8); }
+
+ private:
+  Bytes& out_;
+};
+
+class ByteReader {
+ public:
+  ByteReader(const uint8_t* data, size_t size, std::string what)
+      : p_(data), end_(data + size), what_(std::move(what)) {}
+
+  uint8_t u8() { uint8_t v; raw(&v, 1); return v; }
+  uint32_t u32() { uint32_t v; raw(&v, 4); return v; }
+  uint64_t u64() { uint64_t v; raw(&v, 8); return v; }
+  float f32() { float v; raw(&v, 4); return v; }
+  double f64() { double v; raw(&v, 8); return v; }
+  std::string str() {
+    uint32_t n = u32();
+    need(n);
+    std::string s(reinterpret_cast<const char*>(p_), n);
+    p_ += n;
+    return s;
+  }
+  void raw(void* dst, size_t n) {
+    need(n);
+    std::memcpy(dst, p_, n);
+    p_ += n;
+  }
+  const uint8_t* take(size_t n) {
+    need(n);
+    const uint8_t* at = p_;
+    p_ += n;
+    return at;
+  }
+  // Guards element counts read from the buffer before anything is allocated,
+  // so a corrupt count cannot ask for gigabytes.
+  uint64_t count(uint64_t min_bytes_each) {
+    uint64_t n = u64();
+    if (min_bytes_each && n > remaining() / min_bytes_each) fail("element count exceeds the data present");
+    return n;
+  }
+  size_t remaining() const { return static_cast<size_t>(end_ - p_); }
+  bool done() const { return p_ == end_; }
+  [[noreturn]] void fail(const std::string& why) const {
+    throw Error(ErrorCode::kCorruptData, what_ + ": " + why);
+  }
+
+ private:
+  void need(size_t n) const {
+    if (n > remaining()) fail("unexpected end of data");
+  }
+  const uint8_t* p_;
+  const uint8_t* end_;
+  std::string what_;
+};
+
+}  // namespace vesper

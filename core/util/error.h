@@ -1,0 +1,31 @@
+// The one error type the core throws. Every message is meant for a person:
+// it says what was wrong with the input, never where in our source it failed.
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace vesper {
+
+enum class ErrorCode {
+  kInvalidArgument,  // caller passed something unusable (empty text, wrong dims)
+  kInvalidUtf8,      // text is not valid UTF-8
+  kCorruptData,      // a pack or index buffer failed validation
+  kModelMismatch,    // vectors from one model offered to another
+  kNotFound,         // unknown collection, id or label
+  kUnsupported,      // a version or feature this build does not handle
+  kInternal,         // a dependency failed in a way we did not anticipate
+};
+
+class Error : public std::runtime_error {
+ public:
+  Error(ErrorCode code, const std::string& message)
+      : std::runtime_error(message), code_(code) {}
+  ErrorCode code() const { return code_; }
+
+ private:
+  ErrorCode code_;
+};
+
+const char* ErrorCodeName(ErrorCode code);
+
+}  // namespace vesper

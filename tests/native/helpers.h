@@ -1,0 +1,61 @@
+// Shared test fixtures: files the project ships, the trained test tokenizers,
+// and synthetic clustered vectors.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/index/dot.h"
+#include "core/tokenizer/tokenizer.h"
+
+namespace vesper::test {
+
+inline std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("test fixture missing: " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct Seed {
+  std::string name;
+  std::string text;
+};
+
+inline std::vector<Seed> Seeds() {
+  static const char* names[] = {"000_a7129b241560df3c.txt", "001_1978079c4e36f2a4.txt", "002_6590c5b5da9c1cba.txt",
+                                "003_c06ab8017086ce50.txt", "004_5e780afbf1eb5331.txt"};
+  std::vector<Seed> seeds;
+  for (const char* n : names) seeds.push_back({n, ReadFile(std::string(VESPER_KB_DIR) + "/" + n)});
+  return seeds;
+}
+
+inline std::unique_ptr<Tokenizer> TestTokenizer(const std::string& kind, SpecialTokenPolicy policy = {}) {
+  return Tokenizer::FromBytes(ReadFile(std::string(VESPER_TEST_MODEL_DIR) + "/" + kind + ".model"), policy);
+}
+
+// Unit vectors around `clusters` random centres: the shape of real
+// embeddings (topics), which is where approximate search gets hard.
+inline std::vector<float> ClusteredVectors(size_t n, size_t dims, size_t clusters, float spread, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> g(0.f, 1.f);
+  std::vector<float> centres(clusters * dims);
+  for (auto& x : centres) x = g(rng);
+  for (size_t c = 0; c < clusters; ++c) Normalize(centres.data() + c * dims, dims);
+  std::vector<float> out(n * dims);
+  std::uniform_int_distribution<size_t> pick(0, clusters - 1);
+  for (size_t i = 0; i < n; ++i) {
+    const float* c = centres.data() + pick(rng) * dims;
+    float* v = out.data() + i * dims;
+    for (size_t d = 0; d < dims; ++d) v[d] = c[d] + spread * g(rng);
+    Normalize(v, dims);
+  }
+  return out;
+}
+
+}  // namespace vesper::test

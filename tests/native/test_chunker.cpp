@@ -1,0 +1,213 @@
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "core/chunker/chunker.h"
+#include "core/util/error.h"
+#include "core/util/utf8.h"
+#include "helpers.h"
+
+using namespace vesper;
+
+namespace {
+
+bool Contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+// Every non-space byte of the document lies in some chunk's text or in the
+// title of some chunk (headings are kept as titles, not as text).
+void RequireFullCoverage(const std::string& doc, const std::vector<Chunk>& chunks) {
+  std::vector<uint8_t> covered(doc.size(), 0);
+  for (const Chunk& c : chunks) std::fill(covered.begin() + c.begin, covered.begin() + c.end, 1);
+  std::set<std::string> titles;
+  for (const Chunk& c : chunks) for (const auto& t : c.title) titles.insert(t);
+  size_t i = 0;
+  while (i < doc.size()) {
+    if (covered[i] || std::isspace(static_cast<unsigned char>(doc[i]))) { ++i; continue; }
+    // An uncovered run: must be heading text (with its markers) or the export artifact.
+    size_t j = i;
+    while (j < doc.size() && !covered[j] && doc[j] != '\n') ++j;
+    std::string run = doc.substr(i, j - i);
+    while (!run.empty() && std::isspace(static_cast<unsigned char>(run.back()))) run.pop_back();
+    std::string stripped = run;
+    while (!stripped.empty() && (stripped[0] == '#' || stripped[0] == ' ')) stripped.erase(0, 1);
+    bool ok = run == "undefined" || titles.count(stripped) > 0;
+    if (!ok) {
+      // Inline headings of flattened text: the run may hold several titles.
+      for (const auto& t : titles) if (!t.empty() && stripped.find(t) == 0) ok = true;
+    }
+    INFO("uncovered text at byte " << i << ": '" << run.substr(0, 80) << "'");
+    REQUIRE(ok);
+    i = j;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("every seed file chunks cleanly", "[chunker]") {
+  ChunkerOptions opt;
+  for (const auto& seed : test::Seeds()) {
+    INFO(seed.name);
+    auto chunks = ChunkDocument(seed.name, seed.text, opt);
+    REQUIRE(chunks.size() >= 8);
+    std::set<std::string> ids;
+    for (const Chunk& c : chunks) {
+      INFO("chunk at " << c.begin);
+      CHECK(!c.text.empty());
+      CHECK(c.text == seed.text.substr(c.begin, c.end - c.begin));
+      CHECK(c.source == seed.name);
+      CHECK(utf8::FindInvalid(c.text) == std::string::npos);
+      CHECK(c.text != "undefined");
+      CHECK(!Contains(c.title, "undefined"));
+      CHECK(c.id.size() == 16);
+      ids.insert(c.id);
+      for (const auto& t : c.title) {
+        CHECK(!t.empty());
+        CHECK(t.size() <= 120);
+      }
+    }
+    CHECK(ids.size() == chunks.size());
+    // Chunks come in document order and do not overlap beyond the split overlap.
+    for (size_t i = 1; i < chunks.size(); ++i) CHECK(chunks[i].begin >= chunks[i - 1].begin);
+    RequireFullCoverage(seed.text, chunks);
+  }
+}
+
+TEST_CASE("chunk language follows the text", "[chunker]") {
+  auto seeds = test::Seeds();
+  auto share = [](const std::vector<Chunk>& chunks, const std::string& lang) {
+    size_t n = 0;
+    for (const auto& c : chunks) n += c.language == lang;
+    return static_cast<double>(n) / chunks.size();
+  };
+  CHECK(share(ChunkDocument("000", seeds[0].text), "pt") > 0.7);
+  CHECK(share(ChunkDocument("003", seeds[3].text), "en") > 0.9);
+  CHECK(share(ChunkDocument("004", seeds[4].text), "zh") > 0.75);
+}
+
+TEST_CASE("titles are recovered from 004's inline headings", "[chunker]") {
+  auto seeds = test::Seeds();
+  auto chunks = ChunkDocument("004", seeds[4].text);
+  std::set<std::string> leaf_titles;
+  for (const auto& c : chunks) if (!c.title.empty()) leaf_titles.insert(c.title.back());
+  for (const char* t : {"使用说明", "角色扮演规则", "身份卡", "决策启发式", "表达DNA", "价值观与反模式", "诚实边界",
+                        "模型2: 从零构建是最快的理解压缩", "人物时间线（关键节点）", "智识谱系"}) {
+    INFO(t);
+    CHECK(leaf_titles.count(t) == 1);
+  }
+  // Nesting: the mental models sit under their section.
+  bool nested = false;
+  for (const auto& c : chunks) {
+    if (c.title.size() >= 2 && c.title[c.title.size() - 2] == "核心心智模型") nested = true;
+    if (c.begin > 40) CHECK((!c.title.empty() && c.title.front() == "Andrej Karpathy · 思维操作系统"));
+  }
+  CHECK(nested);
+  // The role-play rules (exit phrases included) are retrievable as one passage.
+  bool exit_rules = false;
+  for (const auto& c : chunks) {
+    if (!c.title.empty() && c.title.back() == "角色扮演规则" && c.text.find("退出") != std::string::npos) exit_rules = true;
+  }
+  CHECK(exit_rules);
+}
+
+TEST_CASE("bare headings in 003 become titles, numbered ones nest", "[chunker]") {
+  auto seeds = test::Seeds();
+  auto chunks = ChunkDocument("003", seeds[3].text);
+  std::set<std::string> leaf;
+  for (const auto& c : chunks) if (!c.title.empty()) leaf.insert(c.title.back());
+  for (const char* t : {"Overview", "When to Use This Skill", "2.1 — Software 2.0", "Section 5 — Tokenization: The Underestimated Topic", "3.2 — The Cameras-Only Decision (Vs. LiDAR)",
+                        "11.2 — Words Karpathy Never Uses", "9.4 — Favorite Analogies"}) {
+    INFO(t);
+    CHECK(leaf.count(t) == 1);
+  }
+  // Unnumbered headings inside a numbered section nest under it.
+  bool nested = false;
+  for (const auto& c : chunks) {
+    if (c.title.size() >= 2 && c.title.back() == "From His Blog and Presentations" && c.title[c.title.size() - 2] == "9.4 — Favorite Analogies") nested = true;
+  }
+  CHECK(nested);
+}
+
+TEST_CASE("code fences and tables stay whole; a list keeps its lead-in", "[chunker]") {
+  std::string doc =
+      "# Guide\n\nIntro paragraph that explains what follows in enough words to be a paragraph.\n\n"
+      "```python\ndef f(x):\n\n    return x * 2\n```\n\n"
+      "| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n\n"
+      "The steps are:\n\n- first step\n- second step\n- third step\n\n"
+      "## Next\n\nAnother section body.\n";
+  ChunkerOptions opt;
+  opt.min_tokens = 0;  // no merging: see each block on its own
+  auto chunks = ChunkDocument("guide.md", doc, opt);
+  auto find = [&](const std::string& needle) -> const Chunk* {
+    for (const auto& c : chunks) if (c.text.find(needle) != std::string::npos) return &c;
+    return nullptr;
+  };
+  const Chunk* code = find("def f(x):");
+  REQUIRE(code);
+  CHECK(code->text == "```python\ndef f(x):\n\n    return x * 2\n```");
+  const Chunk* table = find("| 1 | 2 |");
+  REQUIRE(table);
+  CHECK(table->text == "| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |");
+  const Chunk* list = find("second step");
+  REQUIRE(list);
+  CHECK(list->text.rfind("The steps are:", 0) == 0);
+  CHECK(list->text.find("third step") != std::string::npos);
+  const Chunk* next = find("Another section");
+  REQUIRE(next);
+  CHECK(next->title == std::vector<std::string>{"Guide", "Next"});
+  CHECK(code->title == std::vector<std::string>{"Guide"});
+}
+
+TEST_CASE("a long paragraph splits at sentences with overlap", "[chunker]") {
+  std::string para;
+  for (int i = 0; i < 60; ++i) para += "Sentence number " + std::to_string(i) + " says something about gradients. ";
+  ChunkerOptions opt;
+  opt.max_tokens = 60;
+  opt.overlap_tokens = 12;
+  auto chunks = ChunkDocument("long.txt", para, opt);
+  REQUIRE(chunks.size() > 4);
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    CHECK(ApproxTokenCount(chunks[i].text) <= 60);
+    CHECK(chunks[i].text.rfind("Sentence number", 0) == 0);  // cut at sentence starts
+    if (i > 0) CHECK(chunks[i].begin < chunks[i - 1].end);    // overlap
+  }
+  CHECK(chunks.back().end == para.size() - 1);  // trailing space trimmed
+}
+
+TEST_CASE("overlong runs without boundaries still split", "[chunker]") {
+  std::string cjk;
+  for (int i = 0; i < 400; ++i) cjk += "深度学习";
+  ChunkerOptions opt;
+  opt.max_tokens = 100;
+  auto chunks = ChunkDocument("zh.txt", cjk, opt);
+  REQUIRE(chunks.size() >= 16);
+  for (const auto& c : chunks) CHECK(ApproxTokenCount(c.text) <= 100);
+  std::string word(5000, 'a');
+  for (const auto& c : ChunkDocument("a.txt", word, opt)) CHECK(ApproxTokenCount(c.text) <= 100);
+}
+
+TEST_CASE("chunk ids are stable and a tokenizer can set the budget", "[chunker]") {
+  auto seeds = test::Seeds();
+  auto a = ChunkDocument("003", seeds[3].text);
+  auto b = ChunkDocument("003", seeds[3].text);
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) CHECK(a[i].id == b[i].id);
+
+  auto tok = test::TestTokenizer("unigram");
+  ChunkerOptions opt;
+  opt.max_tokens = 64;
+  auto chunks = ChunkDocument("000", seeds[0].text, opt, [&](std::string_view s) { return tok->CountTokens(s); });
+  size_t over = 0;
+  for (const auto& c : chunks) over += tok->CountTokens(c.text) > 64 * opt.whole_block_factor;
+  CHECK(over == 0);
+}
+
+TEST_CASE("empty, blank and invalid documents", "[chunker]") {
+  CHECK(ChunkDocument("e", "").empty());
+  CHECK(ChunkDocument("e", " \n\n\t \n").empty());
+  CHECK_THROWS_AS(ChunkDocument("bad", std::string("ok \xFE", 4)), Error);
+  ChunkerOptions zero;
+  zero.max_tokens = 0;
+  CHECK_THROWS_AS(ChunkDocument("x", "text", zero), Error);
+}

@@ -1,0 +1,156 @@
+#include <catch2/catch.hpp>
+
+#include "core/collection/collection.h"
+#include "core/util/error.h"
+#include "fake_embedder.h"
+#include "helpers.h"
+
+using namespace vesper;
+
+namespace {
+
+Collection SeedCollection(CollectionOptions opt = {}) {
+  Collection c("karpathy", test::FakeModel(), opt);
+  for (const auto& seed : test::Seeds()) {
+    auto chunks = ChunkDocument(seed.name, seed.text);
+    auto vectors = test::FakeEmbedChunks(chunks, 128);
+    c.Add(std::move(chunks), vectors.data(), vectors.size() / 128);
+  }
+  return c;
+}
+
+// What the index saw of a chunk: its heading trail and its text.
+std::string Passage(const Collection& c, uint32_t label) {
+  std::string s;
+  for (const auto& t : c.chunk(label).title) s += t + "\n";
+  return s + c.chunk(label).text;
+}
+
+std::vector<SearchResult> Query(const Collection& c, const std::string& q, SearchOptions opt) {
+  auto v = test::FakeEmbed(q, 128);
+  return c.Search(q, v.data(), v.size(), opt);
+}
+
+}  // namespace
+
+TEST_CASE("a collection searches its chunks by vector, lexically and hybrid", "[collection]") {
+  Collection c = SeedCollection();
+  REQUIRE(c.size() > 100);
+  CHECK(!c.uses_hnsw());
+  SearchOptions opt;
+  opt.threshold = 0.1f;
+  auto hybrid = Query(c, "HydraNet shared backbone heads", opt);
+  REQUIRE(!hybrid.empty());
+  CHECK(Passage(c, hybrid[0].label).find("HydraNet") != std::string::npos);
+  bool both = false;
+  for (const auto& r : hybrid) {
+    CHECK(r.score >= 0.1f);
+    CHECK(r.score == r.vector_score);
+    if (r.vector_rank >= 0 && r.lexical_rank >= 0) both = true;
+  }
+  CHECK(both);
+  for (size_t i = 1; i < hybrid.size(); ++i) CHECK(hybrid[i - 1].fused >= hybrid[i].fused);
+
+  opt.mode = SearchMode::kLexical;
+  auto lexical = Query(c, "从零构建", opt);
+  REQUIRE(!lexical.empty());
+  CHECK(Passage(c, lexical[0].label).find("从零构建") != std::string::npos);
+  for (const auto& r : lexical) CHECK(r.vector_rank == -1);
+
+  opt.mode = SearchMode::kVector;
+  auto vec = Query(c, "HydraNet shared backbone heads", opt);
+  for (const auto& r : vec) CHECK(r.lexical_rank == -1);
+}
+
+TEST_CASE("the cosine threshold gates hybrid results", "[collection]") {
+  Collection c = SeedCollection();
+  SearchOptions opt;
+  opt.threshold = 0.99f;
+  // Lexical matches on common words must not pass a bar the vectors fail.
+  auto r = Query(c, "the and of what is", opt);
+  for (const auto& x : r) CHECK(x.vector_score >= 0.99f);
+  opt.threshold = 0.0f;
+  CHECK(Query(c, "the and of what is", opt).size() == 10);
+}
+
+TEST_CASE("deleted chunks never come back; duplicates are skipped", "[collection]") {
+  Collection c = SeedCollection();
+  // Storing the same document again adds nothing.
+  auto seed = test::Seeds()[2];
+  auto chunks = ChunkDocument(seed.name, seed.text);
+  auto v = test::FakeEmbedChunks(chunks, 128);
+  CHECK(c.Add(chunks, v.data(), chunks.size()) == 0);
+  size_t before = c.size();
+  SearchOptions opt;
+  opt.threshold = 0.f;
+  auto r = Query(c, "micrograd Value class backward", opt);
+  REQUIRE(!r.empty());
+  std::string gone = c.chunk(r[0].label).id;
+  c.Remove(gone);
+  CHECK(c.size() == before - 1);
+  CHECK(!c.Find(gone));
+  for (SearchMode mode : {SearchMode::kVector, SearchMode::kLexical, SearchMode::kHybrid}) {
+    opt.mode = mode;
+    for (const auto& x : Query(c, "micrograd Value class backward", opt)) CHECK(c.chunk(x.label).id != gone);
+  }
+  CHECK_THROWS_AS(c.Remove(gone), Error);
+}
+
+TEST_CASE("HNSW takes over for large collections with the same answers", "[collection]") {
+  CollectionOptions hnsw;
+  hnsw.hnsw_min_size = 50;
+  Collection a = SeedCollection(hnsw);
+  Collection b = SeedCollection();
+  CHECK(a.uses_hnsw());
+  SearchOptions opt;
+  opt.mode = SearchMode::kVector;
+  opt.k = 5;
+  opt.threshold = 0.f;
+  for (const char* q : {"Software 2.0 neural network weights", "tokenização BPE", "数据引擎 车队"}) {
+    auto x = Query(a, q, opt), y = Query(b, q, opt);
+    REQUIRE(!x.empty());
+    CHECK(x[0].label == y[0].label);
+  }
+}
+
+TEST_CASE("collections refuse wrong vectors and bad input", "[collection]") {
+  Collection c = SeedCollection();
+  std::vector<float> q(64, 0.1f);
+  SearchOptions opt;
+  try {
+    c.Search("query", q.data(), q.size(), opt);
+    FAIL("64-dim query accepted by a 128-dim collection");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kModelMismatch);
+  }
+  CHECK_THROWS_AS(c.Search("query", nullptr, 0, opt), Error);
+  std::vector<float> zeros(128, 0.f);
+  CHECK_THROWS_AS(c.Search("q", zeros.data(), 128, opt), Error);
+
+  Chunk chunk;
+  chunk.id = "x";
+  chunk.text = "text";
+  std::vector<float> nan(128, std::nanf(""));
+  size_t before = c.size();
+  CHECK_THROWS_AS(c.Add({chunk}, nan.data(), 1), Error);
+  CHECK_THROWS_AS(c.Add({chunk}, nullptr, 0), Error);
+  CHECK(c.size() == before);  // nothing half-added
+  CHECK_THROWS_AS(Collection("", test::FakeModel()), Error);
+}
+
+TEST_CASE("a lexical-only collection works without any model", "[collection]") {
+  Collection c("plain", ModelInfo{});
+  for (const auto& seed : test::Seeds()) c.Add(ChunkDocument(seed.name, seed.text));
+  SearchOptions opt;
+  opt.threshold = 0.2f;
+  auto r = c.Search("cameras LiDAR Tesla", nullptr, 0, opt);
+  REQUIRE(!r.empty());
+  CHECK(r[0].lexical_rank == 0);
+  for (const auto& x : r) CHECK(x.score >= 0.2f);
+  CHECK(c.vector(r[0].label) == nullptr);
+  std::vector<float> v(8, 1.f);
+  Chunk chunk;
+  chunk.id = "y";
+  chunk.text = "t";
+  CHECK_THROWS_AS(c.Add({chunk}, v.data(), 1), Error);
+}

@@ -1,0 +1,163 @@
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "core/index/dot.h"
+#include "core/index/hnsw_index.h"
+#include "core/index/vector_store.h"
+#include "core/util/error.h"
+#include "helpers.h"
+
+using namespace vesper;
+
+namespace {
+
+double RecallAt10(const HnswIndex& hnsw, const VectorStore& exact, const std::vector<float>& queries, size_t dims) {
+  size_t found = 0, total = 0;
+  std::vector<Hit> a, b;
+  for (size_t q = 0; q * dims < queries.size(); ++q) {
+    exact.Search(queries.data() + q * dims, 10, -1.f, a);
+    hnsw.Search(queries.data() + q * dims, 10, -1.f, b);
+    std::set<uint32_t> truth;
+    for (auto& h : a) truth.insert(h.label);
+    for (auto& h : b) found += truth.count(h.label);
+    total += a.size();
+  }
+  return static_cast<double>(found) / total;
+}
+
+}  // namespace
+
+TEST_CASE("SIMD dot product matches the scalar definition", "[index]") {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  for (size_t n : {1u, 3u, 4u, 15u, 16u, 17u, 63u, 256u, 385u, 768u}) {
+    std::vector<float> a(n), b(n);
+    for (size_t i = 0; i < n; ++i) a[i] = u(rng), b[i] = u(rng);
+    double ref = 0;
+    for (size_t i = 0; i < n; ++i) ref += static_cast<double>(a[i]) * b[i];
+    CHECK(Dot(a.data(), b.data(), n) == Approx(ref).margin(1e-4));
+  }
+  std::vector<float> v = {3.f, 4.f};
+  CHECK(Normalize(v.data(), 2) == Approx(5.f));
+  CHECK(v[0] == Approx(0.6f));
+}
+
+TEST_CASE("exact scan returns the true top-k above the threshold", "[index]") {
+  const size_t dims = 32, n = 700;
+  auto data = test::ClusteredVectors(n, dims, 10, 0.3f, 1);
+  VectorStore store(dims);
+  for (size_t i = 0; i < n; ++i) CHECK(store.Add(data.data() + i * dims) == i);
+  const float* q = data.data() + 5 * dims;
+  std::vector<Hit> hits;
+  store.Search(q, 10, -1.f, hits);
+  REQUIRE(hits.size() == 10);
+  CHECK(hits[0].label == 5);
+  CHECK(hits[0].score == Approx(1.f));
+  std::vector<float> all(n);
+  for (size_t i = 0; i < n; ++i) all[i] = Dot(q, data.data() + i * dims, dims);
+  std::vector<float> sorted = all;
+  std::sort(sorted.rbegin(), sorted.rend());
+  for (size_t i = 0; i < 10; ++i) CHECK(hits[i].score == Approx(sorted[i]));
+  store.Search(q, 1000, 0.9f, hits);
+  CHECK(hits.size() == static_cast<size_t>(std::count_if(all.begin(), all.end(), [](float s) { return s >= 0.9f; })));
+  store.Remove(5);
+  store.Search(q, 10, -1.f, hits);
+  for (auto& h : hits) CHECK(h.label != 5);
+  CHECK_THROWS_AS(store.Remove(5), Error);
+}
+
+TEST_CASE("HNSW recall@10 >= 0.95 against the exact scan on clustered data", "[index]") {
+  const size_t dims = 64, n = 6000, nq = 200;
+  auto data = test::ClusteredVectors(n, dims, 40, 0.35f, 2);
+  auto queries = test::ClusteredVectors(nq, dims, 40, 0.35f, 3);
+  VectorStore exact(dims);
+  HnswIndex hnsw(dims, {}, 100);  // starts small: must grow past capacity
+  for (size_t i = 0; i < n; ++i) {
+    exact.Add(data.data() + i * dims);
+    hnsw.Add(static_cast<uint32_t>(i), data.data() + i * dims);
+  }
+  CHECK(hnsw.size() == n);
+  CHECK(hnsw.capacity() >= n);
+  double recall = RecallAt10(hnsw, exact, queries, dims);
+  INFO("recall@10 = " << recall);
+  CHECK(recall >= 0.95);
+}
+
+TEST_CASE("HNSW: deleted entries never come back, thresholds filter", "[index]") {
+  const size_t dims = 16, n = 500;
+  auto data = test::ClusteredVectors(n, dims, 5, 0.2f, 4);
+  HnswIndex hnsw(dims);
+  for (size_t i = 0; i < n; ++i) hnsw.Add(static_cast<uint32_t>(i), data.data() + i * dims);
+  std::set<uint32_t> deleted;
+  for (uint32_t i = 0; i < n; i += 3) {
+    hnsw.Remove(i);
+    deleted.insert(i);
+  }
+  CHECK(hnsw.size() == n - deleted.size());
+  std::vector<Hit> hits;
+  for (size_t q = 0; q < n; q += 7) {
+    hnsw.Search(data.data() + q * dims, 20, -1.f, hits);
+    CHECK(!hits.empty());
+    for (auto& h : hits) CHECK(deleted.count(h.label) == 0);
+    hnsw.Search(data.data() + q * dims, 20, 0.95f, hits);
+    for (auto& h : hits) CHECK(h.score >= 0.95f);
+  }
+  CHECK_THROWS_AS(hnsw.Remove(0), Error);
+  CHECK_THROWS_AS(hnsw.Add(1, data.data()), Error);  // label in use
+}
+
+TEST_CASE("HNSW saves to bytes and loads back identically", "[index]") {
+  const size_t dims = 24, n = 800;
+  auto data = test::ClusteredVectors(n, dims, 8, 0.3f, 5);
+  HnswIndex hnsw(dims);
+  for (size_t i = 0; i < n; ++i) hnsw.Add(static_cast<uint32_t>(i * 2), data.data() + i * dims);
+  hnsw.Remove(10);
+  Bytes saved;
+  ByteWriter w(saved);
+  hnsw.Save(w);
+  ByteReader r(saved.data(), saved.size(), "test");
+  HnswIndex loaded = HnswIndex::Load(r);
+  CHECK(r.done());
+  CHECK(loaded.size() == hnsw.size());
+  Bytes again;
+  ByteWriter w2(again);
+  loaded.Save(w2);
+  CHECK(again == saved);
+  std::vector<Hit> a, b;
+  for (size_t q = 0; q < n; q += 37) {
+    hnsw.Search(data.data() + q * dims, 10, -1.f, a);
+    loaded.Search(data.data() + q * dims, 10, -1.f, b);
+    REQUIRE(a.size() == b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      CHECK(a[i].label == b[i].label);
+      CHECK(a[i].score == b[i].score);
+    }
+  }
+  // Loaded graphs keep growing.
+  auto more = test::ClusteredVectors(3000, dims, 8, 0.3f, 6);
+  for (size_t i = 0; i < 3000; ++i) loaded.Add(static_cast<uint32_t>(10000 + i), more.data() + i * dims);
+  CHECK(loaded.size() == n - 1 + 3000);
+}
+
+TEST_CASE("HNSW load rejects damaged bytes without crashing", "[index]") {
+  const size_t dims = 8;
+  auto data = test::ClusteredVectors(200, dims, 4, 0.3f, 8);
+  HnswIndex hnsw(dims);
+  for (size_t i = 0; i < 200; ++i) hnsw.Add(static_cast<uint32_t>(i), data.data() + i * dims);
+  Bytes saved;
+  ByteWriter w(saved);
+  hnsw.Save(w);
+  for (size_t cut = 0; cut < saved.size(); cut += 97) {
+    ByteReader r(saved.data(), cut, "hnsw");
+    CHECK_THROWS_AS(HnswIndex::Load(r), Error);
+  }
+  // A link pointing outside the graph (a checksum would catch it in a pack;
+  // the loader must not trust it either).
+  Bytes bad = saved;
+  size_t level0 = 4 * 5 + 8 + 4 + 4;
+  uint32_t huge = 0xFFFFFF;
+  std::memcpy(bad.data() + level0 + 4, &huge, 4);
+  ByteReader r(bad.data(), bad.size(), "hnsw");
+  CHECK_THROWS_AS(HnswIndex::Load(r), Error);
+}

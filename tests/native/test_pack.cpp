@@ -1,0 +1,157 @@
+#include <catch2/catch.hpp>
+
+#include "core/collection/pack.h"
+#include "core/util/error.h"
+#include "fake_embedder.h"
+#include "helpers.h"
+
+using namespace vesper;
+
+namespace {
+
+std::vector<Collection> SmallCollections() {
+  std::vector<Collection> out;
+  CollectionOptions hnsw;
+  hnsw.index = IndexKind::kHnsw;
+  Collection vec("vectors", test::FakeModel(16), hnsw);
+  Collection lex("lexical", ModelInfo{});
+  auto seed = test::Seeds()[2];
+  auto chunks = ChunkDocument(seed.name, seed.text);
+  chunks.resize(6);
+  auto v = test::FakeEmbedChunks(chunks, 16);
+  vec.Add(chunks, v.data(), chunks.size());
+  vec.Remove(chunks[1].id);
+  lex.Add(chunks);
+  out.push_back(std::move(vec));
+  out.push_back(std::move(lex));
+  return out;
+}
+
+Bytes Save(const std::vector<Collection>& cs) {
+  std::vector<const Collection*> ptrs;
+  for (const auto& c : cs) ptrs.push_back(&c);
+  return SavePack(ptrs);
+}
+
+ErrorCode LoadError(const Bytes& b) {
+  try {
+    LoadPack(b.data(), b.size());
+  } catch (const Error& e) {
+    return e.code();
+  }
+  FAIL("damaged pack loaded");
+  return ErrorCode::kInternal;
+}
+
+}  // namespace
+
+TEST_CASE("a pack round trip is bit-exact and searches the same", "[pack]") {
+  auto cs = SmallCollections();
+  Bytes bytes = Save(cs);
+  auto loaded = LoadPack(bytes.data(), bytes.size());
+  REQUIRE(loaded.size() == 2);
+  CHECK(loaded[0].name() == "vectors");
+  CHECK(loaded[0].uses_hnsw());
+  CHECK(loaded[0].size() == 5);
+  CHECK(loaded[1].model().lexical_only());
+  CHECK(Save(loaded) == bytes);
+  SearchOptions opt;
+  opt.threshold = 0.f;
+  auto q = test::FakeEmbed("Tesla Autopilot", 16);
+  auto a = cs[0].Search("Tesla Autopilot", q.data(), 16, opt);
+  auto b = loaded[0].Search("Tesla Autopilot", q.data(), 16, opt);
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) {
+    CHECK(a[i].label == b[i].label);
+    CHECK(a[i].fused == b[i].fused);
+  }
+  auto info = InspectPack(bytes.data(), bytes.size());
+  CHECK(info.version == kPackVersion);
+  CHECK(info.collections.size() == 2);
+  CHECK(info.sections.size() == 2 + 2 + 2);  // meta+chunks each, vectors+hnsw for one
+}
+
+TEST_CASE("every truncation of a pack is rejected", "[pack]") {
+  Bytes bytes = Save(SmallCollections());
+  for (size_t cut = 0; cut < bytes.size(); ++cut) {
+    Bytes part(bytes.begin(), bytes.begin() + cut);
+    INFO("cut at " << cut);
+    CHECK(LoadError(part) == ErrorCode::kCorruptData);
+  }
+  Bytes longer = bytes;
+  longer.push_back(0);
+  CHECK(LoadError(longer) == ErrorCode::kCorruptData);
+}
+
+TEST_CASE("a flipped byte in any section is rejected", "[pack]") {
+  Bytes bytes = Save(SmallCollections());
+  auto info = InspectPack(bytes.data(), bytes.size());
+  // The header and table, then a sample of bytes spread over each section.
+  std::vector<size_t> positions;
+  for (size_t i = 0; i < info.sections.front().offset; ++i) positions.push_back(i);
+  for (const auto& s : info.sections) {
+    size_t step = std::max<size_t>(1, s.size / 64);
+    for (size_t i = 0; i < s.size; i += step) positions.push_back(s.offset + i);
+    positions.push_back(s.offset + s.size - 1);
+  }
+  for (size_t pos : positions) {
+    for (uint8_t mask : {0x01, 0x80}) {
+      Bytes bad = bytes;
+      bad[pos] ^= mask;
+      INFO("flip at " << pos);
+      ErrorCode code = LoadError(bad);
+      CHECK((code == ErrorCode::kCorruptData || code == ErrorCode::kUnsupported));
+    }
+  }
+}
+
+TEST_CASE("a pack from another model is refused", "[pack]") {
+  Bytes bytes = Save(SmallCollections());
+  ModelInfo same = test::FakeModel(16);
+  ModelInfo other = test::FakeModel(16);
+  other.id = "embeddinggemma-300m";
+  ModelInfo other_dims = test::FakeModel(32);
+  ModelInfo other_tok = test::FakeModel(16);
+  other_tok.tokenizer_fingerprint = "spm-0000000000000000";
+  CHECK_NOTHROW(LoadPack(bytes.data(), bytes.size(), &same) .size());
+  for (const ModelInfo* m : {&other, &other_dims, &other_tok}) {
+    try {
+      LoadPack(bytes.data(), bytes.size(), m);
+      FAIL("wrong model accepted");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::kModelMismatch);
+      CHECK(std::string(e.what()).find("'vectors' was embedded with 'test-hashed-words'") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("pack header errors say what is wrong", "[pack]") {
+  Bytes bytes = Save(SmallCollections());
+  Bytes magic = bytes;
+  magic[0] = 'X';
+  try {
+    LoadPack(magic.data(), magic.size());
+    FAIL();
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()) == "not a vesper pack (bad magic bytes)");
+  }
+  Bytes version = bytes;
+  version[8] = 9;
+  try {
+    LoadPack(version.data(), version.size());
+    FAIL();
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kUnsupported);
+    CHECK(std::string(e.what()).find("version 9") != std::string::npos);
+  }
+  Bytes half(bytes.begin(), bytes.begin() + bytes.size() / 2);
+  try {
+    LoadPack(half.data(), half.size());
+    FAIL();
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("truncated: expected " + std::to_string(bytes.size())) != std::string::npos);
+  }
+  CHECK(SavePack({}).size() > 0);
+  Bytes empty = SavePack({});
+  CHECK(LoadPack(empty.data(), empty.size()).empty());
+}

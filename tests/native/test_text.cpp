@@ -1,0 +1,57 @@
+#include <catch2/catch.hpp>
+
+#include "core/text/language.h"
+#include "core/text/words.h"
+#include "core/util/error.h"
+#include "core/util/utf8.h"
+#include "helpers.h"
+
+using namespace vesper;
+
+TEST_CASE("UTF-8 validation finds the first bad byte", "[text]") {
+  CHECK(utf8::FindInvalid("plain ascii") == std::string::npos);
+  CHECK(utf8::FindInvalid("ação 自动驾驶 🌍") == std::string::npos);
+  CHECK(utf8::FindInvalid(std::string("ab\xFF", 3)) == 2);
+  CHECK(utf8::FindInvalid(std::string("\xC0\xAF", 2)) == 0);          // overlong '/'
+  CHECK(utf8::FindInvalid(std::string("x\xED\xA0\x80", 4)) == 1);     // UTF-16 surrogate
+  CHECK(utf8::FindInvalid(std::string("\xF4\x90\x80\x80", 4)) == 0);  // > U+10FFFF
+  CHECK(utf8::FindInvalid(std::string("ok\xE6\x97", 4)) == 2);        // truncated sequence
+  try {
+    utf8::Require(std::string("abc\x80", 4), "query");
+    FAIL("no error");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kInvalidUtf8);
+    CHECK(std::string(e.what()) == "query is not valid UTF-8 (bad byte at offset 3)");
+  }
+}
+
+TEST_CASE("language detection on the seeds and on short queries", "[text]") {
+  auto seeds = test::Seeds();
+  CHECK(DetectLanguage(seeds[0].text) == "pt");
+  CHECK(DetectLanguage(seeds[2].text) == "pt");
+  CHECK(DetectLanguage(seeds[3].text) == "en");
+  CHECK(DetectLanguage(seeds[4].text) == "zh");
+  CHECK(DetectLanguage("Why did Tesla drop LiDAR?") == "en");
+  CHECK(DetectLanguage("Por que a Tesla abandonou o LiDAR?") == "pt");
+  CHECK(DetectLanguage("特斯拉为什么放弃激光雷达？") == "zh");
+  CHECK(DetectLanguage("Karpathy 在 Tesla 负责 Autopilot") == "zh");
+  CHECK(DetectLanguage("") == "und");
+  CHECK(DetectLanguage("🌍🌍") == "und");
+}
+
+TEST_CASE("word splitting folds case and accents and makes CJK bigrams", "[text]") {
+  auto terms = [](std::string_view s) {
+    std::vector<std::string> t;
+    for (auto& w : SplitWords(s)) t.push_back(w.term);
+    return t;
+  };
+  CHECK(terms("Câmera CAMERA ação São-Paulo") == std::vector<std::string>{"camera", "camera", "acao", "sao", "paulo"});
+  CHECK(terms("自动驾驶") == std::vector<std::string>{"自动", "动驾", "驾驶"});
+  CHECK(terms("用 GPT-2 训练") == std::vector<std::string>{"用", "gpt", "2", "训练"});
+  auto spans = SplitWords("über 摄像头");
+  REQUIRE(spans.size() == 3);
+  CHECK(spans[0].begin == 0);
+  CHECK(spans[0].end == 5);  // "über" is five bytes
+  CHECK(spans[1].term == "摄像");
+  CHECK(spans[2].end == std::string("über 摄像头").size());
+}

@@ -1,0 +1,134 @@
+#include <catch2/catch.hpp>
+
+#include "core/util/error.h"
+#include "helpers.h"
+
+using namespace vesper;
+
+namespace {
+
+// Input and what decoding its ids gives back: SentencePiece's NFKC
+// normalisation folds full-width punctuation and collapses white space.
+const std::pair<const char*, const char*> kSamples[] = {
+    {"Software 2.0 is written in neural network weights.", "Software 2.0 is written in neural network weights."},
+    {"A Tesla abandonou o LiDAR e apostou só em câmeras: visão é suficiente?",
+     "A Tesla abandonou o LiDAR e apostou só em câmeras: visão é suficiente?"},
+    {"反向传播是深度学习的核心，自动驾驶需要摄像头。", "反向传播是深度学习的核心,自动驾驶需要摄像头。"},
+    {"Emoji 🌍 becomes 3 tokens! 👩🏽‍💻 ❤️", "Emoji 🌍 becomes 3 tokens! 👩🏽‍💻 ❤️"},
+    {"  leading and   inner   spaces ", "leading and inner spaces"},
+    {"ac\xcc\xa7" "a\xcc\x83" "o", "ação"},  // decomposed accents compose
+};
+
+}  // namespace
+
+TEST_CASE("tokenizer round trips en/pt/zh/emoji with unigram and BPE", "[tokenizer]") {
+  for (const char* kind : {"unigram", "bpe"}) {
+    auto tok = test::TestTokenizer(kind);
+    INFO(kind);
+    CHECK(tok->vocab_size() >= 1000);
+    for (auto [s, expected] : kSamples) {
+      INFO(s);
+      Encoding e = tok->Encode(s);
+      REQUIRE(!e.ids.empty());
+      CHECK(e.ids.size() == e.pieces.size());
+      CHECK(tok->Decode(e.ids) == expected);
+      // Offsets are byte spans of the input that the pieces came from.
+      for (size_t i = 0; i < e.length; ++i) {
+        CHECK(e.begin[i] <= e.end[i]);
+        CHECK(e.end[i] <= std::string(s).size());
+      }
+    }
+  }
+}
+
+TEST_CASE("byte offsets point at the surface text", "[tokenizer]") {
+  auto tok = test::TestTokenizer("unigram");
+  std::string s = "Karpathy 在 Tesla 负责 Autopilot";
+  Encoding e = tok->Encode(s);
+  std::string rebuilt;
+  for (size_t i = 0; i < e.length; ++i) rebuilt += s.substr(e.begin[i], e.end[i] - e.begin[i]);
+  // Pieces' spans cover every non-space byte exactly once, in order.
+  std::string nospace;
+  for (char c : s) if (c != ' ') nospace += c;
+  std::string rebuilt_nospace;
+  for (char c : rebuilt) if (c != ' ') rebuilt_nospace += c;
+  CHECK(rebuilt_nospace == nospace);
+}
+
+TEST_CASE("special token policy, truncation and padding", "[tokenizer]") {
+  SpecialTokenPolicy policy;
+  policy.add_bos = true;
+  policy.add_eos = true;
+  auto tok = test::TestTokenizer("unigram", policy);
+  REQUIRE(tok->bos_id() == 1);
+  REQUIRE(tok->eos_id() == 2);
+  REQUIRE(tok->pad_id() == 3);
+
+  Encoding plain = tok->Encode("deep learning from scratch", {false, 0, 0});
+  Encoding e = tok->Encode("deep learning from scratch");
+  REQUIRE(e.length == plain.length + 2);
+  CHECK(e.ids.front() == 1);
+  CHECK(e.ids.back() == 2);
+  CHECK(std::equal(plain.ids.begin(), plain.ids.end(), e.ids.begin() + 1));
+  CHECK(e.pieces.front() == "<s>");
+
+  EncodeOptions trunc;
+  trunc.max_length = 4;
+  Encoding t = tok->Encode("deep learning from scratch and then some more words", trunc);
+  CHECK(t.truncated);
+  CHECK(t.length == 4);
+  CHECK(t.ids.front() == 1);
+  CHECK(t.ids.back() == 2);  // EOS survives truncation
+  CHECK(t.ids[1] == plain.ids[0]);
+
+  EncodeOptions pad;
+  pad.pad_to = 16;
+  Encoding p = tok->Encode("deep learning", pad);
+  CHECK(p.ids.size() == 16);
+  CHECK(p.attention_mask.size() == 16);
+  CHECK(p.ids[p.length] == 3);
+  CHECK(p.attention_mask[p.length - 1] == 1);
+  CHECK(p.attention_mask[p.length] == 0);
+  CHECK(p.pieces.size() == p.length);
+
+  Encoding empty = tok->Encode("");
+  CHECK(empty.ids == std::vector<int32_t>{1, 2});
+}
+
+TEST_CASE("unseen characters fall back to bytes, not to unknown", "[tokenizer]") {
+  auto tok = test::TestTokenizer("unigram");
+  std::vector<int32_t> ids;
+  tok->EncodeIds("ꙮ ᚠᛇᚻ 𓀀", ids);
+  for (int32_t id : ids) CHECK(id != tok->unk_id());
+  CHECK(tok->Decode(ids) == "ꙮ ᚠᛇᚻ 𓀀");
+}
+
+TEST_CASE("bad input gets a clear error", "[tokenizer]") {
+  auto tok = test::TestTokenizer("bpe");
+  try {
+    tok->Encode(std::string("caf\xC3", 4));
+    FAIL("invalid UTF-8 accepted");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kInvalidUtf8);
+    CHECK(std::string(e.what()).find("offset 3") != std::string::npos);
+  }
+  CHECK_THROWS_AS(tok->Decode({-1}), Error);
+  CHECK_THROWS_AS(tok->Decode({tok->vocab_size()}), Error);
+  try {
+    Tokenizer::FromBytes("this is not a protobuf");
+    FAIL("garbage accepted as a model");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kInvalidArgument);
+    CHECK(std::string(e.what()).find("/build/") == std::string::npos);
+  }
+  CHECK_THROWS_AS(Tokenizer::FromBytes(""), Error);
+}
+
+TEST_CASE("fingerprint identifies the vocabulary", "[tokenizer]") {
+  auto a = test::TestTokenizer("unigram");
+  auto b = test::TestTokenizer("bpe");
+  auto a2 = test::TestTokenizer("unigram");
+  CHECK(a->fingerprint() == a2->fingerprint());
+  CHECK(a->fingerprint() != b->fingerprint());
+  CHECK(a->fingerprint().rfind("spm-", 0) == 0);
+}

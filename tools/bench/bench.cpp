@@ -1,0 +1,150 @@
+// Native and WASM (under node) micro-benchmarks of the core, from one source
+// so the two numbers compare like for like. Prints one JSON object.
+//
+//   vesper_bench hnsw [n dims queries M efC]   build + recall/QPS sweep over ef
+//   vesper_bench encode MODEL FILE...          SentencePiece encode MB/s
+//   vesper_bench scan [n dims]                 exact fp32 scan
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/index/dot.h"
+#include "core/index/hnsw_index.h"
+#include "core/index/vector_store.h"
+#include "core/tokenizer/tokenizer.h"
+
+using namespace vesper;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double Seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+std::vector<float> Clustered(size_t n, size_t dims, size_t clusters, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> g(0.f, 1.f);
+  std::vector<float> centres(clusters * dims);
+  for (auto& x : centres) x = g(rng);
+  std::vector<float> out(n * dims);
+  std::uniform_int_distribution<size_t> pick(0, clusters - 1);
+  for (size_t i = 0; i < n; ++i) {
+    const float* c = centres.data() + pick(rng) * dims;
+    for (size_t d = 0; d < dims; ++d) out[i * dims + d] = c[d] + 0.9f * g(rng);
+    Normalize(out.data() + i * dims, dims);
+  }
+  return out;
+}
+
+std::string ReadFile(const char* path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) { std::fprintf(stderr, "cannot read %s\n", path); std::exit(2); }
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int Hnsw(int argc, char** argv) {
+  size_t n = argc > 2 ? std::stoul(argv[2]) : 20000;
+  size_t dims = argc > 3 ? std::stoul(argv[3]) : 256;
+  size_t nq = argc > 4 ? std::stoul(argv[4]) : 500;
+  HnswParams p;
+  p.M = argc > 5 ? std::stoul(argv[5]) : 16;
+  p.ef_construction = argc > 6 ? std::stoul(argv[6]) : 200;
+  auto data = Clustered(n, dims, 100, 1);
+  auto queries = Clustered(nq, dims, 100, 2);
+  VectorStore exact(dims);
+  HnswIndex index(dims, p, n);
+  auto t0 = Clock::now();
+  for (size_t i = 0; i < n; ++i) index.Add(static_cast<uint32_t>(i), data.data() + i * dims);
+  double build = Seconds(t0, Clock::now());
+  for (size_t i = 0; i < n; ++i) exact.Add(data.data() + i * dims);
+  std::vector<std::set<uint32_t>> truth(nq);
+  std::vector<Hit> hits;
+  for (size_t q = 0; q < nq; ++q) {
+    exact.Search(queries.data() + q * dims, 10, -2.f, hits);
+    for (auto& h : hits) truth[q].insert(h.label);
+  }
+  std::printf("{\"bench\":\"hnsw\",\"kernel\":\"%s\",\"n\":%zu,\"dims\":%zu,\"queries\":%zu,\"M\":%u,\"efC\":%u,"
+              "\"build_s\":%.3f,\"sweep\":[",
+              DotKernelName(), n, dims, nq, p.M, p.ef_construction, build);
+  bool first = true;
+  for (uint32_t ef : {16u, 32u, 64u, 96u, 128u, 256u}) {
+    index.set_ef_search(ef);
+    for (size_t q = 0; q < nq; ++q) index.Search(queries.data() + q * dims, 10, -2.f, hits);  // warm-up
+    size_t found = 0;
+    auto t = Clock::now();
+    const int reps = 3;
+    for (int rep = 0; rep < reps; ++rep) {
+      for (size_t q = 0; q < nq; ++q) {
+        index.Search(queries.data() + q * dims, 10, -2.f, hits);
+        if (rep == 0) for (auto& h : hits) found += truth[q].count(h.label);
+      }
+    }
+    double secs = Seconds(t, Clock::now());
+    std::printf("%s{\"ef\":%u,\"recall10\":%.4f,\"qps\":%.1f,\"us_per_query\":%.2f}", first ? "" : ",", ef,
+                static_cast<double>(found) / (10.0 * nq), reps * nq / secs, 1e6 * secs / (reps * nq));
+    first = false;
+  }
+  std::printf("]}\n");
+  return 0;
+}
+
+int Encode(int argc, char** argv) {
+  if (argc < 4) { std::fprintf(stderr, "usage: vesper_bench encode MODEL FILE...\n"); return 2; }
+  auto tok = Tokenizer::FromBytes(ReadFile(argv[2]));
+  std::vector<std::string> lines;
+  size_t bytes = 0;
+  for (int i = 3; i < argc; ++i) {
+    std::stringstream ss(ReadFile(argv[i]));
+    std::string line;
+    while (std::getline(ss, line)) if (!line.empty()) { bytes += line.size(); lines.push_back(line); }
+  }
+  std::vector<int32_t> ids;
+  size_t tokens = 0;
+  for (const auto& l : lines) tok->EncodeIds(l, ids);  // warm-up
+  auto t = Clock::now();
+  int reps = 0;
+  while (Seconds(t, Clock::now()) < 2.0) {
+    for (const auto& l : lines) { tok->EncodeIds(l, ids); tokens += ids.size(); }
+    ++reps;
+  }
+  double secs = Seconds(t, Clock::now());
+  std::printf("{\"bench\":\"encode\",\"bytes\":%zu,\"lines\":%zu,\"reps\":%d,\"MB_per_s\":%.2f,\"tokens_per_s\":%.0f}\n",
+              bytes, lines.size(), reps, reps * bytes / secs / 1e6, tokens / secs);
+  return 0;
+}
+
+int Scan(int argc, char** argv) {
+  size_t n = argc > 2 ? std::stoul(argv[2]) : 100000;
+  size_t dims = argc > 3 ? std::stoul(argv[3]) : 768;
+  auto data = Clustered(n, dims, 100, 3);
+  VectorStore store(dims);
+  for (size_t i = 0; i < n; ++i) store.Add(data.data() + i * dims);
+  std::vector<Hit> hits;
+  store.Search(data.data(), 10, -2.f, hits);
+  auto t = Clock::now();
+  int reps = 0;
+  while (Seconds(t, Clock::now()) < 2.0) { store.Search(data.data() + (reps % 100) * dims, 10, -2.f, hits); ++reps; }
+  double secs = Seconds(t, Clock::now());
+  double gbs = reps * n * dims * 4.0 / secs / 1e9;
+  std::printf("{\"bench\":\"scan\",\"kernel\":\"%s\",\"n\":%zu,\"dims\":%zu,\"ms_per_query\":%.3f,\"GB_per_s\":%.2f}\n",
+              DotKernelName(), n, dims, 1e3 * secs / reps, gbs);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string what = argc > 1 ? argv[1] : "";
+  if (what == "hnsw") return Hnsw(argc, argv);
+  if (what == "encode") return Encode(argc, argv);
+  if (what == "scan") return Scan(argc, argv);
+  std::fprintf(stderr, "usage: vesper_bench hnsw|encode|scan ...\n");
+  return 2;
+}

@@ -1,0 +1,33 @@
+# WASM dependencies. Debian ships sentencepiece only as a native library, so
+# its source comes from `apt-get source` into the build tree and is built
+# static; hnswlib and Catch2 are Debian's headers, copied into the build tree
+# because /usr/include must never be on an emcc include path.
+
+set(VESPER_DEPS_DIR ${CMAKE_BINARY_DIR}/_deps)
+set(SPM_SRC ${VESPER_DEPS_DIR}/sentencepiece-src)
+if(NOT EXISTS ${SPM_SRC}/.vesper-prepared)
+  message(STATUS "Fetching sentencepiece source with apt-get source")
+  execute_process(
+    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/fetch-sentencepiece-src.sh ${VESPER_DEPS_DIR}
+    RESULT_VARIABLE spm_fetch)
+  if(NOT spm_fetch EQUAL 0)
+    message(FATAL_ERROR "could not fetch the sentencepiece source (see above)")
+  endif()
+endif()
+
+set(SPM_ENABLE_SHARED OFF CACHE BOOL "" FORCE)
+set(SPM_ENABLE_TCMALLOC OFF CACHE BOOL "" FORCE)
+set(SPM_BUILD_TEST OFF CACHE BOOL "" FORCE)
+add_subdirectory(${SPM_SRC} ${VESPER_DEPS_DIR}/sentencepiece-build EXCLUDE_FROM_ALL)
+# Third-party code: its warnings are not ours to fix.
+target_compile_options(sentencepiece-static PRIVATE -w)
+add_library(vesper_sentencepiece INTERFACE)
+target_link_libraries(vesper_sentencepiece INTERFACE sentencepiece-static)
+target_include_directories(vesper_sentencepiece INTERFACE ${SPM_SRC}/src)
+
+find_path(HNSWLIB_HOST_DIR hnswlib/hnswlib.h PATHS /usr/include NO_CMAKE_FIND_ROOT_PATH REQUIRED)
+find_path(CATCH2_HOST_DIR catch2/catch.hpp PATHS /usr/include NO_CMAKE_FIND_ROOT_PATH REQUIRED)
+file(COPY ${HNSWLIB_HOST_DIR}/hnswlib DESTINATION ${VESPER_DEPS_DIR}/include)
+file(COPY ${CATCH2_HOST_DIR}/catch2/catch.hpp DESTINATION ${VESPER_DEPS_DIR}/include/catch2)
+set(VESPER_DEP_INCLUDES ${VESPER_DEPS_DIR}/include)
+set(CATCH2_INCLUDE_DIR ${VESPER_DEPS_DIR}/include)
