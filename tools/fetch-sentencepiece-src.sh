@@ -24,5 +24,5 @@ cd sentencepiece-src
 patch -R -p1 --silent < debian/patches/disable-static-library.patch
 # The bundled protobuf-lite is built with -pthread, which cannot link with
 # single-threaded wasm objects.
-sed -i 's/add_definitions("-pthread -DHAVE_PTHREAD=1 -Wno-sign-compare")/add_definitions("-Wno-sign-compare")/' src/CMakeLists.txt
+sed -i 's/add_definitions("-pthread -DHAVE_PTHREAD=1 -Wno-sign-compare")/add_definitions("-DHAVE_PTHREAD=1 -Wno-sign-compare")/' src/CMakeLists.txt
 touch .vesper-prepared

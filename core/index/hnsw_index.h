@@ -16,7 +16,7 @@ namespace vesper {
 struct HnswParams {
   uint32_t M = 16;
   uint32_t ef_construction = 200;
-  uint32_t ef_search = 96;
+  uint32_t ef_search = 128;
   uint32_t seed = 100;
 };
 

@@ -1,0 +1,424 @@
+// embind surface of the core. Every entry point catches C++ errors and
+// rethrows them as JS Errors with a readable message and a `code`
+// (e.g. "corrupt_data"), so callers never see a bare wasm exception.
+//
+// Bulk data never crosses element by element: vectors and pack bytes are
+// written by JS straight into wasm memory through staging views
+// (stagingFloats / stagingBytes) and come back as typed-array views of wasm
+// memory. wasm/vesper.mjs wraps this into the API people use.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <memory>
+
+#include "core/chunker/chunker.h"
+#include "core/collection/collection.h"
+#include "core/collection/pack.h"
+#include "core/index/dot.h"
+#include "core/text/language.h"
+#include "core/tokenizer/tokenizer.h"
+#include "core/util/error.h"
+
+using emscripten::val;
+using namespace vesper;
+
+namespace {
+
+[[noreturn]] void ThrowJs(const char* code, const char* message) {
+  val err = val::global("Error").new_(std::string(message));
+  err.set("code", std::string(code));
+  err.throw_();
+}
+
+template <typename F>
+auto Guard(F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    ThrowJs(ErrorCodeName(e.code()), e.what());
+  } catch (const std::bad_alloc&) {
+    ThrowJs("out_of_memory", "out of memory");
+  } catch (const std::exception& e) {
+    ThrowJs("internal", e.what());
+  }
+}
+
+// Staging areas JS writes into before a call; reused, so steady-state calls
+// allocate nothing.
+std::vector<float> g_floats;
+Bytes g_bytes;
+Bytes g_output;
+std::vector<Collection> g_loaded;  // see LoadPackStaged
+
+val StagingFloats(size_t n) {
+  if (g_floats.size() < n) g_floats.resize(n);
+  return val(emscripten::typed_memory_view(n, g_floats.data()));
+}
+
+val StagingBytes(size_t n) {
+  if (g_bytes.size() < n) g_bytes.resize(n);
+  return val(emscripten::typed_memory_view(n, g_bytes.data()));
+}
+
+template <typename T>
+val ArrayOf(const std::vector<T>& v) {
+  val out = val::array();
+  for (size_t i = 0; i < v.size(); ++i) out.set(i, v[i]);
+  return out;
+}
+
+template <typename T>
+val CopyOut(const std::vector<T>& v, const char* ctor) {
+  val view(emscripten::typed_memory_view(v.size(), v.data()));
+  return val::global(ctor).new_(view);  // a JS-owned copy
+}
+
+std::string Str(const val& o, const char* key, const std::string& fallback = "") {
+  val v = o[key];
+  return v.isUndefined() || v.isNull() ? fallback : v.as<std::string>();
+}
+double Num(const val& o, const char* key, double fallback) {
+  if (o.isUndefined() || o.isNull()) return fallback;
+  val v = o[key];
+  return v.isUndefined() || v.isNull() ? fallback : v.as<double>();
+}
+bool Bool(const val& o, const char* key, bool fallback) {
+  if (o.isUndefined() || o.isNull()) return fallback;
+  val v = o[key];
+  return v.isUndefined() || v.isNull() ? fallback : v.as<bool>();
+}
+
+val ChunkToJs(const Chunk& c) {
+  val o = val::object();
+  o.set("id", c.id);
+  o.set("title", ArrayOf(c.title));
+  o.set("text", c.text);
+  o.set("source", c.source);
+  o.set("begin", c.begin);
+  o.set("end", c.end);
+  o.set("language", c.language);
+  return o;
+}
+
+Chunk ChunkFromJs(const val& o) {
+  Chunk c;
+  c.id = Str(o, "id");
+  c.text = Str(o, "text");
+  c.source = Str(o, "source");
+  c.language = Str(o, "language");
+  c.begin = static_cast<uint32_t>(Num(o, "begin", 0));
+  c.end = static_cast<uint32_t>(Num(o, "end", 0));
+  val title = o["title"];
+  if (!title.isUndefined() && !title.isNull()) {
+    auto n = title["length"].as<unsigned>();
+    for (unsigned i = 0; i < n; ++i) c.title.push_back(title[i].as<std::string>());
+  }
+  if (c.language.empty()) c.language = DetectLanguage(c.text);
+  return c;
+}
+
+ModelInfo ModelFromJs(const val& o) {
+  ModelInfo m;
+  if (o.isUndefined() || o.isNull()) return m;
+  m.id = Str(o, "id");
+  m.dims = static_cast<uint32_t>(Num(o, "dims", 0));
+  m.query_template = Str(o, "queryTemplate");
+  m.document_template = Str(o, "documentTemplate");
+  m.tokenizer_fingerprint = Str(o, "tokenizerFingerprint");
+  return m;
+}
+
+val ModelToJs(const ModelInfo& m) {
+  if (m.lexical_only()) return val::null();
+  val o = val::object();
+  o.set("id", m.id);
+  o.set("dims", m.dims);
+  o.set("queryTemplate", m.query_template);
+  o.set("documentTemplate", m.document_template);
+  o.set("tokenizerFingerprint", m.tokenizer_fingerprint);
+  return o;
+}
+
+// ---- tokenizer ----
+
+class JsTokenizer {
+ public:
+  explicit JsTokenizer(std::unique_ptr<Tokenizer> t) : t_(std::move(t)) {}
+
+  // Model bytes come from stagingBytes(n).
+  static JsTokenizer* FromStaged(size_t n, val policy) {
+    return Guard([&] {
+      SpecialTokenPolicy p;
+      p.add_bos = Bool(policy, "addBos", false);
+      p.add_eos = Bool(policy, "addEos", false);
+      p.bos_id = static_cast<int>(Num(policy, "bosId", -1));
+      p.eos_id = static_cast<int>(Num(policy, "eosId", -1));
+      p.pad_id = static_cast<int>(Num(policy, "padId", -1));
+      std::string_view bytes(reinterpret_cast<const char*>(g_bytes.data()), std::min(n, g_bytes.size()));
+      return new JsTokenizer(Tokenizer::FromBytes(bytes, p));
+    });
+  }
+
+  val Encode(const std::string& text, val options) const {
+    return Guard([&] {
+      EncodeOptions o;
+      o.add_special = Bool(options, "addSpecial", true);
+      o.max_length = static_cast<int>(Num(options, "maxLength", 0));
+      o.pad_to = static_cast<int>(Num(options, "padTo", 0));
+      Encoding e = t_->Encode(text, o);
+      val out = val::object();
+      out.set("ids", CopyOut(e.ids, "Int32Array"));
+      out.set("attentionMask", CopyOut(e.attention_mask, "Int32Array"));
+      out.set("pieces", ArrayOf(e.pieces));
+      out.set("begin", CopyOut(e.begin, "Uint32Array"));
+      out.set("end", CopyOut(e.end, "Uint32Array"));
+      out.set("length", e.length);
+      out.set("truncated", e.truncated);
+      return out;
+    });
+  }
+
+  std::string Decode(val ids) const {
+    return Guard([&] { return t_->Decode(emscripten::convertJSArrayToNumberVector<int32_t>(ids)); });
+  }
+  size_t CountTokens(const std::string& text) const { return Guard([&] { return t_->CountTokens(text); }); }
+  int VocabSize() const { return t_->vocab_size(); }
+  std::string Fingerprint() const { return t_->fingerprint(); }
+  std::string IdToPiece(int id) const { return Guard([&] { return t_->IdToPiece(id); }); }
+  int BosId() const { return t_->bos_id(); }
+  int EosId() const { return t_->eos_id(); }
+  int PadId() const { return t_->pad_id(); }
+  const Tokenizer& get() const { return *t_; }
+
+ private:
+  std::unique_ptr<Tokenizer> t_;
+};
+
+// ---- chunker ----
+
+val Chunk_(const std::string& source, const std::string& text, val options, val tokenizer) {
+  return Guard([&] {
+    ChunkerOptions o;
+    o.max_tokens = static_cast<size_t>(Num(options, "maxTokens", o.max_tokens));
+    o.min_tokens = static_cast<size_t>(Num(options, "minTokens", o.min_tokens));
+    o.overlap_tokens = static_cast<size_t>(Num(options, "overlapTokens", o.overlap_tokens));
+    TokenCounter count;
+    if (!tokenizer.isUndefined() && !tokenizer.isNull()) {
+      const JsTokenizer* t = tokenizer.as<const JsTokenizer*>(emscripten::allow_raw_pointers());
+      count = [t](std::string_view s) { return t->get().CountTokens(s); };
+    }
+    val out = val::array();
+    auto chunks = ChunkDocument(source, text, o, count);
+    for (size_t i = 0; i < chunks.size(); ++i) out.set(i, ChunkToJs(chunks[i]));
+    return out;
+  });
+}
+
+// ---- collections ----
+
+class JsCollection {
+ public:
+  explicit JsCollection(Collection c) : c_(std::move(c)) {}
+
+  static JsCollection* Create(const std::string& name, val model, val options) {
+    return Guard([&] {
+      CollectionOptions o;
+      std::string index = Str(options, "index", "auto");
+      if (index == "exact") o.index = IndexKind::kExact;
+      else if (index == "hnsw") o.index = IndexKind::kHnsw;
+      else if (index != "auto") throw Error(ErrorCode::kInvalidArgument, "index must be auto, exact or hnsw");
+      o.hnsw_min_size = static_cast<size_t>(Num(options, "hnswMinSize", o.hnsw_min_size));
+      o.hnsw.M = static_cast<uint32_t>(Num(options, "M", o.hnsw.M));
+      o.hnsw.ef_construction = static_cast<uint32_t>(Num(options, "efConstruction", o.hnsw.ef_construction));
+      o.hnsw.ef_search = static_cast<uint32_t>(Num(options, "efSearch", o.hnsw.ef_search));
+      return new JsCollection(Collection(name, ModelFromJs(model), o));
+    });
+  }
+
+  // Vectors, when the collection has a model, are in stagingFloats(chunks * dims).
+  size_t AddStaged(val chunks, size_t vector_floats) {
+    return Guard([&] {
+      std::vector<Chunk> cs;
+      auto n = chunks["length"].as<unsigned>();
+      for (unsigned i = 0; i < n; ++i) cs.push_back(ChunkFromJs(chunks[i]));
+      size_t dims = c_.model().dims;
+      if (vector_floats > g_floats.size()) throw Error(ErrorCode::kInvalidArgument, "staged vectors missing");
+      if (dims && vector_floats != n * dims) {
+        throw Error(ErrorCode::kInvalidArgument, "expected " + std::to_string(n * dims) + " floats (" + std::to_string(n) +
+                                                     " x " + std::to_string(dims) + "), got " + std::to_string(vector_floats));
+      }
+      return c_.Add(std::move(cs), vector_floats ? g_floats.data() : nullptr, dims ? vector_floats / dims : 0);
+    });
+  }
+
+  void Remove(const std::string& id) { Guard([&] { c_.Remove(id); }); }
+
+  // The query vector, if any, is in stagingFloats(query_dims).
+  val SearchStaged(const std::string& text, size_t query_dims, val options) const {
+    return Guard([&] {
+      SearchOptions o;
+      o.k = static_cast<size_t>(Num(options, "k", o.k));
+      o.threshold = static_cast<float>(Num(options, "threshold", o.threshold));
+      o.exact = Bool(options, "exact", false);
+      std::string mode = Str(options, "mode", "hybrid");
+      if (mode == "vector") o.mode = SearchMode::kVector;
+      else if (mode == "lexical") o.mode = SearchMode::kLexical;
+      else if (mode != "hybrid") throw Error(ErrorCode::kInvalidArgument, "mode must be hybrid, vector or lexical");
+      if (query_dims > g_floats.size()) throw Error(ErrorCode::kInvalidArgument, "staged query vector missing");
+      auto results = c_.Search(text, query_dims ? g_floats.data() : nullptr, query_dims, o);
+      val out = val::array();
+      for (size_t i = 0; i < results.size(); ++i) {
+        const SearchResult& r = results[i];
+        val o = ChunkToJs(c_.chunk(r.label));
+        o.set("label", r.label);
+        o.set("score", r.score);
+        o.set("fused", r.fused);
+        if (r.vector_score >= -1.f && c_.has_vectors()) o.set("vectorScore", r.vector_score);
+        o.set("lexicalScore", r.lexical_score);
+        o.set("vectorRank", r.vector_rank);
+        o.set("lexicalRank", r.lexical_rank);
+        val signals = val::array();
+        if (r.vector_rank >= 0) signals.call<void>("push", std::string("vector"));
+        if (r.lexical_rank >= 0) signals.call<void>("push", std::string("lexical"));
+        o.set("signals", signals);
+        out.set(i, o);
+      }
+      return out;
+    });
+  }
+
+  // A view of wasm memory: valid until the next call that may grow memory.
+  val VectorView(const std::string& id) const {
+    return Guard([&] {
+      auto label = c_.Find(id);
+      if (!label) throw Error(ErrorCode::kNotFound, "no chunk '" + id + "' in '" + c_.name() + "'");
+      const float* v = c_.vector(*label);
+      if (!v) return val::null();
+      return val(emscripten::typed_memory_view(c_.model().dims, v));
+    });
+  }
+
+  val Chunks() const {
+    val out = val::array();
+    size_t k = 0;
+    for (uint32_t i = 0; i < c_.slots(); ++i) if (c_.alive(i)) out.set(k++, ChunkToJs(c_.chunk(i)));
+    return out;
+  }
+
+  static JsCollection* TakeLoaded(size_t i) {
+    return Guard([&] {
+      if (i >= g_loaded.size()) throw Error(ErrorCode::kNotFound, "no loaded collection " + std::to_string(i));
+      return new JsCollection(std::move(g_loaded[i]));
+    });
+  }
+
+  std::string Name() const { return c_.name(); }
+  size_t Size() const { return c_.size(); }
+  val Model() const { return ModelToJs(c_.model()); }
+  bool UsesHnsw() const { return c_.uses_hnsw(); }
+  const Collection& get() const { return c_; }
+
+ private:
+  Collection c_;
+};
+
+// ---- packs ----
+
+// Returns a view of the saved bytes in wasm memory; copy it before the next call.
+val SavePackView(val collections) {
+  return Guard([&] {
+    std::vector<const Collection*> cs;
+    auto n = collections["length"].as<unsigned>();
+    for (unsigned i = 0; i < n; ++i) {
+      cs.push_back(&collections[i].as<const JsCollection*>(emscripten::allow_raw_pointers())->get());
+    }
+    g_output = SavePack(cs);
+    return val(emscripten::typed_memory_view(g_output.size(), g_output.data()));
+  });
+}
+
+// Loads the staged pack; its collections are then taken one by one with
+// Collection.takeLoaded(), which hands ownership to JS.
+
+size_t LoadPackStaged(size_t n, val expected) {
+  return Guard([&] {
+    if (n > g_bytes.size()) throw Error(ErrorCode::kInvalidArgument, "staged pack missing");
+    ModelInfo m = ModelFromJs(expected);
+    g_loaded = LoadPack(g_bytes.data(), n, m.lexical_only() ? nullptr : &m);
+    return g_loaded.size();
+  });
+}
+
+val InspectPackStaged(size_t n) {
+  return Guard([&] {
+    if (n > g_bytes.size()) throw Error(ErrorCode::kInvalidArgument, "staged pack missing");
+    PackInfo info = InspectPack(g_bytes.data(), n);
+    val o = val::object();
+    o.set("version", info.version);
+    o.set("bytes", static_cast<double>(info.bytes));
+    val sections = val::array();
+    for (size_t i = 0; i < info.sections.size(); ++i) {
+      val s = val::object();
+      s.set("kind", info.sections[i].kind);
+      s.set("collection", info.sections[i].collection);
+      s.set("offset", static_cast<double>(info.sections[i].offset));
+      s.set("size", static_cast<double>(info.sections[i].size));
+      sections.set(i, s);
+    }
+    o.set("sections", sections);
+    val cols = val::array();
+    for (size_t i = 0; i < info.collections.size(); ++i) {
+      val c = val::object();
+      c.set("name", info.collections[i].name);
+      c.set("model", ModelToJs(info.collections[i].model));
+      c.set("chunks", info.collections[i].chunks);
+      c.set("hnsw", info.collections[i].hnsw);
+      cols.set(i, c);
+    }
+    o.set("collections", cols);
+    return o;
+  });
+}
+
+std::string DetectLanguage_(const std::string& text) { return DetectLanguage(text); }
+std::string KernelName() { return DotKernelName(); }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(vesper) {
+  using namespace emscripten;
+  function("stagingFloats", &StagingFloats);
+  function("stagingBytes", &StagingBytes);
+  function("chunkDocument", &Chunk_);
+  function("savePackView", &SavePackView);
+  function("loadPackStaged", &LoadPackStaged);
+  function("inspectPackStaged", &InspectPackStaged);
+  function("detectLanguage", &DetectLanguage_);
+  function("dotKernel", &KernelName);
+  constant("packVersion", kPackVersion);
+
+  class_<JsTokenizer>("Tokenizer")
+      .class_function("fromStaged", &JsTokenizer::FromStaged, allow_raw_pointers())
+      .function("encode", &JsTokenizer::Encode)
+      .function("decode", &JsTokenizer::Decode)
+      .function("countTokens", &JsTokenizer::CountTokens)
+      .function("vocabSize", &JsTokenizer::VocabSize)
+      .function("fingerprint", &JsTokenizer::Fingerprint)
+      .function("idToPiece", &JsTokenizer::IdToPiece)
+      .function("bosId", &JsTokenizer::BosId)
+      .function("eosId", &JsTokenizer::EosId)
+      .function("padId", &JsTokenizer::PadId);
+
+  class_<JsCollection>("Collection")
+      .class_function("create", &JsCollection::Create, allow_raw_pointers())
+      .class_function("takeLoaded", &JsCollection::TakeLoaded, allow_raw_pointers())
+      .function("addStaged", &JsCollection::AddStaged)
+      .function("remove", &JsCollection::Remove)
+      .function("searchStaged", &JsCollection::SearchStaged)
+      .function("vectorView", &JsCollection::VectorView)
+      .function("chunks", &JsCollection::Chunks)
+      .function("name", &JsCollection::Name)
+      .function("size", &JsCollection::Size)
+      .function("model", &JsCollection::Model)
+      .function("usesHnsw", &JsCollection::UsesHnsw);
+}

@@ -1,0 +1,150 @@
+// vesper's core as an ES module: the API the page, the embeddable component
+// and the CLI use. A thin layer over the embind bindings that keeps bulk data
+// off the slow path: vectors and pack bytes are copied once into wasm memory
+// (staging views), never converted element by element.
+//
+//   const core = await loadCore({ wasmBinary });           // or { locateFile }
+//   const db = core.collection('notes', model);            // model null: lexical only
+//   db.add(core.chunk('a.md', text), vectors);             // Float32Array, chunks x dims
+//   db.search('query', queryVector, { k: 5, threshold: 0.35 });
+import createVesperCore from './vesper_core.mjs';
+
+export async function loadCore(options = {}) {
+  const module = await createVesperCore(options);
+  return new Core(module);
+}
+
+class Core {
+  constructor(m) {
+    this.m = m;
+    this.packVersion = m.packVersion;
+    this.dotKernel = m.dotKernel();
+  }
+
+  #stageBytes(bytes) {
+    const u8 = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+    this.m.stagingBytes(u8.length).set(u8);
+    return u8.length;
+  }
+
+  #stageFloats(floats) {
+    if (!floats) return 0;
+    if (!(floats instanceof Float32Array)) floats = Float32Array.from(floats);
+    this.m.stagingFloats(floats.length).set(floats);
+    return floats.length;
+  }
+
+  // bytes: a SentencePiece .model; policy: { addBos, addEos, bosId, eosId, padId }.
+  tokenizer(bytes, policy = {}) {
+    const n = this.#stageBytes(bytes);
+    return new Tokenizer(this.m.Tokenizer.fromStaged(n, policy));
+  }
+
+  // Passages of one document: [{ id, title, text, source, begin, end, language }].
+  chunk(source, text, options = {}, tokenizer = null) {
+    return this.m.chunkDocument(source, text, options, tokenizer ? tokenizer.raw : null);
+  }
+
+  detectLanguage(text) {
+    return this.m.detectLanguage(text);
+  }
+
+  // model: { id, dims, queryTemplate, documentTemplate, tokenizerFingerprint } or null.
+  collection(name, model = null, options = {}) {
+    return new Collection(this, this.m.Collection.create(name, model, options));
+  }
+
+  // Throws an Error with code 'corrupt_data', 'unsupported' or 'model_mismatch'.
+  loadPack(bytes, expectedModel = null) {
+    const count = this.m.loadPackStaged(this.#stageBytes(bytes), expectedModel);
+    const out = [];
+    for (let i = 0; i < count; i++) out.push(new Collection(this, this.m.Collection.takeLoaded(i)));
+    return out;
+  }
+
+  savePack(collections) {
+    return this.m.savePackView(collections.map((c) => c.raw)).slice();
+  }
+
+  inspectPack(bytes) {
+    return this.m.inspectPackStaged(this.#stageBytes(bytes));
+  }
+
+  _stageFloats(floats) {
+    return this.#stageFloats(floats);
+  }
+}
+
+class Tokenizer {
+  constructor(raw) {
+    this.raw = raw;
+  }
+  // { ids, attentionMask, pieces, begin, end, length, truncated }
+  encode(text, options = {}) {
+    return this.raw.encode(text, options);
+  }
+  decode(ids) {
+    return this.raw.decode(Array.from(ids));
+  }
+  countTokens(text) {
+    return this.raw.countTokens(text);
+  }
+  get vocabSize() {
+    return this.raw.vocabSize();
+  }
+  get fingerprint() {
+    return this.raw.fingerprint();
+  }
+  get specialIds() {
+    return { bos: this.raw.bosId(), eos: this.raw.eosId(), pad: this.raw.padId() };
+  }
+  idToPiece(id) {
+    return this.raw.idToPiece(id);
+  }
+  dispose() {
+    this.raw.delete();
+  }
+}
+
+class Collection {
+  constructor(core, raw) {
+    this.core = core;
+    this.raw = raw;
+  }
+  get name() {
+    return this.raw.name();
+  }
+  get size() {
+    return this.raw.size();
+  }
+  get model() {
+    return this.raw.model();
+  }
+  get usesHnsw() {
+    return this.raw.usesHnsw();
+  }
+  // vectors: Float32Array of chunks.length x dims (omit for lexical-only collections).
+  add(chunks, vectors = null) {
+    const n = this.core._stageFloats(vectors);
+    return this.raw.addStaged(chunks, n);
+  }
+  remove(id) {
+    this.raw.remove(id);
+  }
+  // options: { k = 10, threshold = 0.35, mode = 'hybrid' | 'vector' | 'lexical', exact }
+  search(text, vector = null, options = {}) {
+    const n = this.core._stageFloats(vector);
+    return this.raw.searchStaged(text, n, options);
+  }
+  // A copy of a stored (unit) vector, or null for lexical-only collections.
+  vector(id) {
+    const view = this.raw.vectorView(id);
+    return view ? view.slice() : null;
+  }
+  chunks() {
+    return this.raw.chunks();
+  }
+  dispose() {
+    this.raw.delete();
+  }
+}
