@@ -113,10 +113,10 @@ class DocumentChunker {
     return next < lines_.size() && !IsolatedBareLine(next) && lines_[next].kind != LineKind::kHeading;
   }
 
-  // "# " inside a run of code lines is a comment whose fence was lost.
+  // "# " with no blank line on either side is a code comment whose fence was
+  // lost: a document's title stands apart from what surrounds it.
   bool IsCodeComment(size_t i) const {
-    return lines_[i].level == 1 && i > 0 && !Blank(i - 1) && lines_[i - 1].kind != LineKind::kHeading &&
-           !Blank(i + 1) && lines_[i + 1].kind != LineKind::kHeading;
+    return lines_[i].level == 1 && i > 0 && !Blank(i - 1) && !Blank(i + 1);
   }
 
   // Bare headings carry no level, only their numbering: "Section 5 — ..." is

@@ -66,8 +66,13 @@ void Bm25Index::PrepareQuery(std::string_view query, std::vector<QueryTerm>& ter
     if (std::find(seen.begin(), seen.end(), w.term) != seen.end()) return;
     auto it = term_ids_.find(w.term);
     int32_t id = (it == term_ids_.end() || df_[it->second] == 0) ? -1 : static_cast<int32_t>(it->second);
-    terms.push_back({id, Idf(id < 0 ? 0 : df_[id])});
-    max_score += Idf(0) * (k1_ + 1.f);
+    float idf = Idf(id < 0 ? 0 : df_[id]);
+    terms.push_back({id, idf});
+    // Unknown words weigh as much as a word can; known ones by their own
+    // rarity, but never less than half of that, so common words alone
+    // cannot reach a high score.
+    float weight = id < 0 ? Idf(0) : std::max(idf, 0.5f * Idf(0));
+    max_score += weight * (k1_ + 1.f);
     seen.push_back(std::move(w.term));
   });
 }

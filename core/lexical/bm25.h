@@ -18,11 +18,11 @@ class Bm25Index {
   void Remove(uint32_t label);
   size_t size() const { return live_docs_; }
 
-  // Scores are normalised to [0, 1]: BM25 divided by what the query would
-  // score if each of its terms were as rare as a term can be and saturated
-  // (idf of an unseen term * (k1 + 1) per term). One threshold then works
-  // across queries: common words add little, and a query that is mostly
-  // words the index never saw cannot score high.
+  // Scores are normalised to [0, 1]: BM25 divided by the most the query
+  // could score, each term saturated and weighted by its idf, where unseen
+  // terms weigh the most any term can and common ones at least half that.
+  // One threshold then works across queries: a query made of common words,
+  // or mostly of words the index never saw, cannot score high.
   void Search(std::string_view query, size_t k, std::vector<Hit>& out) const;
   // The normalised score of one document, for explaining a hybrid result.
   float Score(std::string_view query, uint32_t label) const;

@@ -26,7 +26,7 @@ namespace {
 
 double Seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
-std::vector<float> Clustered(size_t n, size_t dims, size_t clusters, uint32_t seed) {
+std::vector<float> Clustered(size_t n, size_t dims, size_t clusters, uint32_t seed, float spread = 0.35f) {
   std::mt19937 rng(seed);
   std::normal_distribution<float> g(0.f, 1.f);
   std::vector<float> centres(clusters * dims);
@@ -35,7 +35,7 @@ std::vector<float> Clustered(size_t n, size_t dims, size_t clusters, uint32_t se
   std::uniform_int_distribution<size_t> pick(0, clusters - 1);
   for (size_t i = 0; i < n; ++i) {
     const float* c = centres.data() + pick(rng) * dims;
-    for (size_t d = 0; d < dims; ++d) out[i * dims + d] = c[d] + 0.9f * g(rng);
+    for (size_t d = 0; d < dims; ++d) out[i * dims + d] = c[d] + spread * g(rng);
     Normalize(out.data() + i * dims, dims);
   }
   return out;
@@ -74,13 +74,13 @@ int Hnsw(int argc, char** argv) {
               "\"build_s\":%.3f,\"sweep\":[",
               DotKernelName(), n, dims, nq, p.M, p.ef_construction, build);
   bool first = true;
-  for (uint32_t ef : {16u, 32u, 64u, 96u, 128u, 256u}) {
+  for (uint32_t ef : {16u, 32u, 64u, 128u, 256u, 512u}) {
     index.set_ef_search(ef);
     for (size_t q = 0; q < nq; ++q) index.Search(queries.data() + q * dims, 10, -2.f, hits);  // warm-up
     size_t found = 0;
     auto t = Clock::now();
-    const int reps = 3;
-    for (int rep = 0; rep < reps; ++rep) {
+    int reps = 0;
+    for (int rep = 0; rep < 3 || Seconds(t, Clock::now()) < 1.0; ++rep, ++reps) {
       for (size_t q = 0; q < nq; ++q) {
         index.Search(queries.data() + q * dims, 10, -2.f, hits);
         if (rep == 0) for (auto& h : hits) found += truth[q].count(h.label);

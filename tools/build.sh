@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Builds vesper natively (build/) and to WASM (build-wasm/). Incremental.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=${JOBS:-$(nproc)}
+
+# Debian's emscripten runs node for -O1+ links and needs Debian's node modules.
+export NODE_PATH=/usr/share/nodejs
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j"$jobs"
+
+if [ ! -f build-wasm/CMakeCache.txt ]; then
+  # The default emulator passes a flag node 20 rejects; node's fetch cannot load local files.
+  emcmake cmake -S . -B build-wasm -DCMAKE_BUILD_TYPE=Release \
+    "-DCMAKE_CROSSCOMPILING_EMULATOR=$(command -v node);--no-experimental-fetch" >/dev/null
+fi
+cmake --build build-wasm -j"$jobs"

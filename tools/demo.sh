@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The README's main command: sets up, builds both targets, indexes the
+# default knowledge base (web/kb/karpathy) into build/karpathy.pack, and
+# searches it from the command line.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash tools/setup.sh
+bash tools/build.sh
+
+./tools/vesper build web/kb/karpathy/*.txt --db karpathy --out build/karpathy.pack
+./tools/vesper inspect build/karpathy.pack
+for q in "Why did Tesla bet on cameras instead of LiDAR?" "O que é Software 2.0?" "从零构建"; do
+  echo
+  echo "query: $q"
+  ./tools/vesper search build/karpathy.pack "$q" -k 3
+done

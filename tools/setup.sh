@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs what vesper needs on Debian 12, as root. Idempotent: re-running
+# only checks. Used by both README commands (tools/demo.sh, tools/test.sh).
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config dpkg-dev ca-certificates
+  emscripten            # 3.1.6, with a complete prebuilt cache
+  libhnswlib-dev        # 0.6.2, header-only, both builds
+  libsentencepiece-dev sentencepiece   # native library and spm_train
+  catch2                # v2 single header
+  nodejs
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# Node is often installed outside Debian (as on CI images): accept any node >= 18.
+if command -v node >/dev/null && [ "$(node -p 'process.versions.node.split(".")[0]')" -ge 18 ]; then
+  missing=("${missing[@]/nodejs/}")
+fi
+
+# The WASM build compiles sentencepiece from `apt-get source`: needs deb-src.
+src_list=/etc/apt/sources.list.d/debian.sources
+need_update=0
+if [ -f "$src_list" ] && grep -q '^Types: deb$' "$src_list"; then
+  sed -i 's/^Types: deb$/Types: deb deb-src/' "$src_list"
+  need_update=1
+elif [ ! -f "$src_list" ] && ! grep -rqs '^deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+  echo "deb-src http://deb.debian.org/debian bookworm main" > /etc/apt/sources.list.d/vesper-src.list
+  need_update=1
+fi
+
+if [ ${#missing[@]} -gt 0 ] && [ -n "${missing[*]// /}" ]; then
+  need_update=1
+fi
+if [ "$need_update" = 1 ]; then
+  apt-get update -qq
+fi
+if [ -n "${missing[*]// /}" ]; then
+  echo "setup: installing ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ${missing[*]} >/dev/null
+fi
+echo "setup: system packages ready"
