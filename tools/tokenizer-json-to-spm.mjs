@@ -2,7 +2,7 @@
 // Usage: tools/tokenizer-json-to-spm.mjs tokenizer.json out.model
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { convertTokenizerJson } from './tokenizer/convert.mjs';
+import { convertTokenizerJson } from '../web/engine/tokenizer-convert.mjs';
 
 const [input, output] = process.argv.slice(2);
 if (!input || !output) {

@@ -14,6 +14,8 @@
 #include "core/chunker/chunker.h"
 #include "core/collection/collection.h"
 #include "core/collection/pack.h"
+#include "core/embed/pipeline.h"
+#include "core/embed/static_model.h"
 #include "core/index/dot.h"
 #include "core/text/language.h"
 #include "core/tokenizer/tokenizer.h"
@@ -46,6 +48,7 @@ auto Guard(F&& f) -> decltype(f()) {
 // Staging areas JS writes into before a call; reused, so steady-state calls
 // allocate nothing.
 std::vector<float> g_floats;
+std::vector<int32_t> g_ints;
 Bytes g_bytes;
 Bytes g_output;
 std::vector<Collection> g_loaded;  // see LoadPackStaged
@@ -53,6 +56,11 @@ std::vector<Collection> g_loaded;  // see LoadPackStaged
 val StagingFloats(size_t n) {
   if (g_floats.size() < n) g_floats.resize(n);
   return val(emscripten::typed_memory_view(n, g_floats.data()));
+}
+
+val StagingInts(size_t n) {
+  if (g_ints.size() < n) g_ints.resize(n);
+  return val(emscripten::typed_memory_view(n, g_ints.data()));
 }
 
 val StagingBytes(size_t n) {
@@ -380,6 +388,61 @@ val InspectPackStaged(size_t n) {
   });
 }
 
+// ---- embedding pipeline ----
+
+std::string FormatPrompt_(const std::string& tpl, const std::string& text, const std::string& title,
+                          const std::string& fallback) {
+  return FormatPrompt(tpl, text, title, fallback);
+}
+
+// hidden in stagingFloats(batch * seq * dims), mask in stagingInts(batch * seq).
+val PoolStaged(size_t batch, size_t seq, size_t dims, const std::string& mode) {
+  return Guard([&] {
+    if (batch * seq * dims > g_floats.size() || batch * seq > g_ints.size()) {
+      throw Error(ErrorCode::kInvalidArgument, "staged hidden states or mask missing");
+    }
+    std::vector<float> out(batch * dims);
+    Pool(g_floats.data(), g_ints.data(), batch, seq, dims, ParsePooling(mode), out.data());
+    return CopyOut(out, "Float32Array");
+  });
+}
+
+// rows x in_dims floats in stagingFloats.
+val TruncateNormalizeStaged(size_t rows, size_t in_dims, size_t out_dims) {
+  return Guard([&] {
+    if (rows * in_dims > g_floats.size()) throw Error(ErrorCode::kInvalidArgument, "staged vectors missing");
+    std::vector<float> out(rows * out_dims);
+    TruncateAndNormalize(g_floats.data(), rows, in_dims, out_dims, out.data());
+    return CopyOut(out, "Float32Array");
+  });
+}
+
+class JsStaticModel {
+ public:
+  static JsStaticModel* FromStaged(size_t n) {
+    return Guard([&] {
+      if (n > g_bytes.size()) throw Error(ErrorCode::kInvalidArgument, "staged model missing");
+      auto* m = new JsStaticModel();
+      m->m_ = StaticModel::FromBytes(std::string_view(reinterpret_cast<const char*>(g_bytes.data()), n));
+      return m;
+    });
+  }
+  // ids of one text in stagingInts(n).
+  val EmbedStaged(size_t n) const {
+    return Guard([&] {
+      if (n > g_ints.size()) throw Error(ErrorCode::kInvalidArgument, "staged ids missing");
+      std::vector<float> out(m_->dims());
+      m_->Embed(g_ints.data(), n, out.data());
+      return CopyOut(out, "Float32Array");
+    });
+  }
+  size_t Dims() const { return m_->dims(); }
+  size_t Vocab() const { return m_->vocab(); }
+
+ private:
+  std::unique_ptr<StaticModel> m_;
+};
+
 std::string DetectLanguage_(const std::string& text) { return DetectLanguage(text); }
 std::string KernelName() { return DotKernelName(); }
 
@@ -389,6 +452,10 @@ EMSCRIPTEN_BINDINGS(vesper) {
   using namespace emscripten;
   function("stagingFloats", &StagingFloats);
   function("stagingBytes", &StagingBytes);
+  function("stagingInts", &StagingInts);
+  function("formatPrompt", &FormatPrompt_);
+  function("poolStaged", &PoolStaged);
+  function("truncateNormalizeStaged", &TruncateNormalizeStaged);
   function("chunkDocument", &Chunk_);
   function("savePackView", &SavePackView);
   function("loadPackStaged", &LoadPackStaged);
@@ -396,6 +463,12 @@ EMSCRIPTEN_BINDINGS(vesper) {
   function("detectLanguage", &DetectLanguage_);
   function("dotKernel", &KernelName);
   constant("packVersion", kPackVersion);
+
+  class_<JsStaticModel>("StaticModel")
+      .class_function("fromStaged", &JsStaticModel::FromStaged, allow_raw_pointers())
+      .function("embedStaged", &JsStaticModel::EmbedStaged)
+      .function("dims", &JsStaticModel::Dims)
+      .function("vocab", &JsStaticModel::Vocab);
 
   class_<JsTokenizer>("Tokenizer")
       .class_function("fromStaged", &JsTokenizer::FromStaged, allow_raw_pointers())

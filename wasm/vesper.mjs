@@ -73,6 +73,46 @@ class Core {
   _stageFloats(floats) {
     return this.#stageFloats(floats);
   }
+
+  _stageInts(ints) {
+    const i32 = ints instanceof Int32Array ? ints : Int32Array.from(ints, Number);
+    this.m.stagingInts(i32.length).set(i32);
+    return i32.length;
+  }
+
+  // "{text}" / "{title}" templates (EmbeddingGemma's prompts).
+  formatPrompt(template, text, title = '', titleFallback = 'none') {
+    return this.m.formatPrompt(template, text, title, titleFallback);
+  }
+
+  // hidden: Float32Array [batch, seq, dims]; mask: [batch, seq]; mode: mean | cls | last.
+  pool(hidden, mask, batch, seq, dims, mode = 'mean') {
+    this.#stageFloats(hidden);
+    this._stageInts(mask);
+    return this.m.poolStaged(batch, seq, dims, mode);
+  }
+
+  // Keeps the first outDims of each row (Matryoshka) and renormalises.
+  truncateNormalize(vectors, rows, inDims, outDims = inDims) {
+    this.#stageFloats(vectors);
+    return this.m.truncateNormalizeStaged(rows, inDims, outDims);
+  }
+
+  // A static (token table) embedding model the core runs itself.
+  staticModel(bytes) {
+    const raw = this.m.StaticModel.fromStaged(this.#stageBytes(bytes));
+    const core = this;
+    return {
+      dims: raw.dims(),
+      vocab: raw.vocab(),
+      embed(ids) {
+        return raw.embedStaged(core._stageInts(ids));
+      },
+      dispose() {
+        raw.delete();
+      },
+    };
+  }
 }
 
 class Tokenizer {

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <random>
 #include <sstream>
+#include <sstream>
 #include <string>
 #include <vector>
 

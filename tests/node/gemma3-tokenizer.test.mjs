@@ -1,5 +1,5 @@
 // Real-tokenizer parity: EmbeddingGemma's tokenizer converted from Gemma 3's
-// tokenizer.json (tools/tokenizer/convert.mjs) must give, through vesper's
+// tokenizer.json (web/engine/tokenizer-convert.mjs) must give, through vesper's
 // C++ tokenizer in WASM, the ids the reference JS tokenizer gives, on every
 // line of the knowledge base and of the edge-case corpus.
 import assert from 'node:assert/strict';

@@ -35,7 +35,7 @@ function normalizerSpec(json) {
     else if (n.type === 'Prepend' && n.prepend === '\u2581') spec.addDummyPrefix = true;
     else if (n.type === 'Precompiled') {
       spec.name = 'precompiled';
-      spec.charsmap = n.precompiled_charsmap ? Buffer.from(n.precompiled_charsmap, 'base64') : null;
+      spec.charsmap = n.precompiled_charsmap ? Uint8Array.from(atob(n.precompiled_charsmap), (c) => c.charCodeAt(0)) : null;
     } else if (n.type === 'Replace' && n.pattern?.Regex === ' {2,}' && n.content === ' ') spec.removeExtraWhitespaces = true;
     else throw new ConversionError(`unsupported normalizer ${JSON.stringify(n)}`);
   }

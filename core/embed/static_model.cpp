@@ -1,0 +1,55 @@
+#include "core/embed/static_model.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "core/index/dot.h"
+#include "core/util/bytes.h"
+#include "core/util/error.h"
+
+namespace vesper {
+
+std::unique_ptr<StaticModel> StaticModel::FromBytes(std::string_view bytes) {
+  ByteReader r(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "static model");
+  char magic[4];
+  r.raw(magic, 4);
+  if (std::memcmp(magic, "VSTM", 4) != 0) r.fail("not a vesper static model (bad magic bytes)");
+  uint32_t version = r.u32();
+  if (version != 1) throw Error(ErrorCode::kUnsupported, "static model version " + std::to_string(version) + " is not supported");
+  auto m = std::make_unique<StaticModel>();
+  m->vocab_ = r.u32();
+  m->dims_ = r.u32();
+  uint32_t dtype = r.u32();
+  if (m->vocab_ == 0 || m->dims_ == 0 || m->dims_ > 65536) r.fail("implausible table shape");
+  size_t row_bytes = dtype == 0 ? m->dims_ * 4 : dtype == 1 ? 4 + m->dims_ : 0;
+  if (!row_bytes) throw Error(ErrorCode::kUnsupported, "static model dtype " + std::to_string(dtype) + " is not supported");
+  if (r.remaining() != row_bytes * m->vocab_) r.fail("table size does not match its shape");
+  m->table_.resize(m->vocab_ * m->dims_);
+  if (dtype == 0) {
+    r.raw(m->table_.data(), m->table_.size() * 4);
+  } else {
+    std::vector<int8_t> row(m->dims_);
+    for (size_t v = 0; v < m->vocab_; ++v) {
+      float scale = r.f32();
+      r.raw(row.data(), m->dims_);
+      for (size_t d = 0; d < m->dims_; ++d) m->table_[v * m->dims_ + d] = scale * row[d];
+    }
+  }
+  for (float x : m->table_) if (!std::isfinite(x)) r.fail("table holds a non-finite value");
+  return m;
+}
+
+void StaticModel::Embed(const int32_t* ids, size_t n, float* out) const {
+  std::fill(out, out + dims_, 0.f);
+  for (size_t i = 0; i < n; ++i) {
+    if (ids[i] < 0 || static_cast<size_t>(ids[i]) >= vocab_) {
+      throw Error(ErrorCode::kInvalidArgument, "token id " + std::to_string(ids[i]) + " is outside the model's vocabulary (" +
+                                                   std::to_string(vocab_) + ")");
+    }
+    const float* row = table_.data() + static_cast<size_t>(ids[i]) * dims_;
+    for (size_t d = 0; d < dims_; ++d) out[d] += row[d];
+  }
+  if (Normalize(out, dims_) <= 0.f) throw Error(ErrorCode::kInvalidArgument, "the text has no token the model knows");
+}
+
+}  // namespace vesper

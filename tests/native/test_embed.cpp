@@ -1,0 +1,94 @@
+#include <catch2/catch.hpp>
+
+#include "core/embed/pipeline.h"
+#include "core/embed/static_model.h"
+#include "core/util/error.h"
+#include "helpers.h"
+
+using namespace vesper;
+
+namespace {
+
+// The numbers of the JSON array that follows `"key": [` at or after `from`.
+std::vector<double> NumbersAfter(const std::string& json, const std::string& key, size_t& from) {
+  size_t at = json.find("\"" + key + "\": [", from);
+  REQUIRE(at != std::string::npos);
+  size_t open = json.find('[', at), close = json.find(']', open);
+  std::vector<double> out;
+  std::stringstream ss(json.substr(open + 1, close - open - 1));
+  std::string item;
+  while (std::getline(ss, item, ',')) out.push_back(std::stod(item));
+  from = close;
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("prompt templates", "[embed]") {
+  CHECK(FormatPrompt("task: search result | query: {text}", "why cameras?") == "task: search result | query: why cameras?");
+  CHECK(FormatPrompt("title: {title} | text: {text}", "body", "") == "title: none | text: body");
+  CHECK(FormatPrompt("title: {title} | text: {text}", "body", "Tesla > HydraNet") == "title: Tesla > HydraNet | text: body");
+  CHECK(FormatPrompt("", "plain") == "plain");
+}
+
+TEST_CASE("pooling over masked tokens", "[embed]") {
+  // batch 2, seq 3, dims 2; second row has one padded position.
+  const float hidden[] = {1, 2, 3, 4, 5, 6, /**/ 10, 20, 30, 40, 99, 99};
+  const int32_t mask[] = {1, 1, 1, 1, 1, 0};
+  float out[4];
+  Pool(hidden, mask, 2, 3, 2, Pooling::kMean, out);
+  CHECK(out[0] == Approx(3));
+  CHECK(out[1] == Approx(4));
+  CHECK(out[2] == Approx(20));  // the padded 99s are ignored
+  CHECK(out[3] == Approx(30));
+  Pool(hidden, mask, 2, 3, 2, Pooling::kCls, out);
+  CHECK(out[2] == 10);
+  Pool(hidden, mask, 2, 3, 2, Pooling::kLast, out);
+  CHECK(out[2] == 30);
+  CHECK(out[3] == 40);
+  const int32_t empty[] = {0, 0, 0, 1, 1, 1};
+  CHECK_THROWS_AS(Pool(hidden, empty, 2, 3, 2, Pooling::kMean, out), Error);
+  CHECK_THROWS_AS(ParsePooling("max"), Error);
+}
+
+TEST_CASE("Matryoshka truncation renormalises", "[embed]") {
+  const float in[] = {3, 4, 12, 0, /**/ 0, 0, 1, 1};
+  float out[4];
+  TruncateAndNormalize(in, 1, 4, 2, out);
+  CHECK(out[0] == Approx(0.6f));
+  CHECK(out[1] == Approx(0.8f));
+  CHECK_THROWS_AS(TruncateAndNormalize(in + 4, 1, 4, 2, out), Error);  // prefix is all zeros
+  CHECK_THROWS_AS(TruncateAndNormalize(in, 1, 4, 8, out), Error);
+}
+
+TEST_CASE("the core's static model matches torch on the test model", "[embed]") {
+  std::string dir = std::string(VESPER_MODELS_DIR) + "/test/";
+  auto model = StaticModel::FromBytes(test::ReadFile(dir + "static-tiny/model.vtab"));
+  auto tok = Tokenizer::FromBytes(test::ReadFile(dir + "tokenizer.model"));
+  CHECK(model->dims() == 32);
+  CHECK(model->vocab() == static_cast<size_t>(tok->vocab_size()));
+  std::string ref = test::ReadFile(dir + "static-tiny/reference.json");
+  size_t at = 0;
+  int rows = 0;
+  double max_diff = 0;
+  while (ref.find("\"ids\": [", at) != std::string::npos) {
+    auto ids_d = NumbersAfter(ref, "ids", at);
+    auto want = NumbersAfter(ref, "sentence_embedding", at);
+    std::vector<int32_t> ids(ids_d.begin(), ids_d.end());
+    std::vector<float> got(model->dims());
+    model->Embed(ids.data(), ids.size(), got.data());
+    for (size_t d = 0; d < got.size(); ++d) max_diff = std::max(max_diff, std::abs(got[d] - want[d]));
+    ++rows;
+  }
+  CHECK(rows == 5);
+  INFO("max abs diff vs torch: " << max_diff);
+  CHECK(max_diff < 1e-5);
+
+  const int32_t bad[] = {5, 100000};
+  std::vector<float> out(32);
+  CHECK_THROWS_AS(model->Embed(bad, 2, out.data()), Error);
+  const int32_t specials[] = {0, 1, 2};
+  CHECK_THROWS_AS(model->Embed(specials, 3, out.data()), Error);  // zero rows only
+  CHECK_THROWS_AS(StaticModel::FromBytes("VSTM"), Error);
+  CHECK_THROWS_AS(StaticModel::FromBytes("nope, not a table"), Error);
+}

@@ -1,0 +1,63 @@
+// Finding a model and its files on disk for the node tools.
+// A model is named by id (models/<id>/, models/test/<id>/, or $VESPER_MODELS/<id>/)
+// or by a directory holding manifest.json.
+import { existsSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import { createEmbedder } from '../../web/engine/embedder.mjs';
+import { repoRoot } from './core.mjs';
+
+export function modelSearchPath() {
+  return [process.env.VESPER_MODELS, join(repoRoot, 'models'), join(repoRoot, 'models/test')].filter(Boolean);
+}
+
+// "embeddinggemma-300m:q8@256" -> { base, variant, dims }
+export function parseModelId(id) {
+  const m = /^([^:@]+)(?::([^@]+))?(?:@(\d+))?$/.exec(id);
+  if (!m) throw new Error(`bad model id '${id}'`);
+  return { base: m[1], variant: m[2] ?? null, dims: m[3] ? Number(m[3]) : null };
+}
+
+export function resolveModel(spec) {
+  const looksLikeDir = spec.includes('/') || spec.startsWith('.') || isAbsolute(spec);
+  const dirs = looksLikeDir ? [resolve(spec)] : modelSearchPath().map((d) => join(d, parseModelId(spec).base));
+  for (const dir of dirs) {
+    const path = join(dir, 'manifest.json');
+    if (existsSync(path)) {
+      const manifest = JSON.parse(readFileSync(path, 'utf8'));
+      return { manifest, dir };
+    }
+  }
+  throw new Error(`no model '${spec}' (looked in ${dirs.join(', ')})`);
+}
+
+export function fileReader(dir, manifest) {
+  return async (path) => {
+    const full = join(dir, path);
+    if (!existsSync(full)) {
+      const hint = manifest.variants && Object.values(manifest.variants).some((v) => v.files.some((f) => f.url))
+        ? `: download it with 'tools/vesper fetch-model ${manifest.id}'`
+        : '';
+      throw Object.assign(new Error(`model file ${full} is missing${hint}`), { code: 'not_found' });
+    }
+    return new Uint8Array(await readFile(full));
+  };
+}
+
+// An embedder running on onnxruntime-node (or the core, for static models).
+export async function nodeEmbedder(core, spec, { variant = null, dims = null } = {}) {
+  const parsed = spec.includes('/') ? { variant: null, dims: null } : parseModelId(spec);
+  const { manifest, dir } = resolveModel(spec);
+  let ort = null;
+  if (manifest.kind !== 'static') ort = (await import('onnxruntime-node')).default;
+  return createEmbedder({
+    core,
+    manifest,
+    readFile: fileReader(dir, manifest),
+    ort,
+    executionProviders: ['cpu'],
+    variant: variant ?? parsed.variant ?? manifest.defaultVariant,
+    dims: dims ?? parsed.dims ?? manifest.dims,
+    resolvePath: ort ? (p) => join(dir, p) : null,
+  });
+}

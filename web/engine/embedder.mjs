@@ -1,0 +1,167 @@
+// Text -> vectors for one model, the same in the browser and in node: the
+// manifest says how (models/README.md), the WASM core does tokenization and
+// the pipeline around the model, ONNX Runtime (injected: onnxruntime-web or
+// onnxruntime-node) runs the graph, or the core runs a static table model
+// itself.
+//
+//   const e = await createEmbedder({ core, manifest, readFile, ort, executionProviders: ['wasm'] });
+//   const { vectors, warnings } = await e.embed(['text'], { kind: 'document', onProgress });
+import { convertTokenizerJson } from './tokenizer-convert.mjs';
+
+export class EmbedError extends Error {
+  constructor(code, message) {
+    super(message);
+    this.code = code;
+  }
+}
+
+async function loadTokenizer(core, manifest, readFile) {
+  const t = manifest.tokenizer;
+  let bytes = await readFile(t.file);
+  if (t.convert || t.file.endsWith('.json')) {
+    bytes = convertTokenizerJson(JSON.parse(new TextDecoder().decode(bytes))).bytes;
+  }
+  return core.tokenizer(bytes, { addBos: t.addBos, addEos: t.addEos, bosId: t.bosId ?? -1, eosId: t.eosId ?? -1, padId: t.padId ?? -1 });
+}
+
+// ORT web takes external weights as { path, data }; node reads them beside the file.
+async function createSession(ort, manifest, variant, readFile, executionProviders, resolvePath) {
+  const [main, ...external] = variant.files.filter((f) => f.path.endsWith('.onnx') || f.path.endsWith('.onnx_data'));
+  const options = { executionProviders, graphOptimizationLevel: 'all', logSeverityLevel: 3 };
+  if (resolvePath) return ort.InferenceSession.create(resolvePath(main.path), options);
+  if (external.length) {
+    options.externalData = await Promise.all(
+      external.map(async (f) => ({ path: f.path.split('/').pop(), data: await readFile(f.path) })),
+    );
+  }
+  return ort.InferenceSession.create(await readFile(main.path), options);
+}
+
+export async function createEmbedder({
+  core,
+  manifest,
+  readFile,
+  ort = null,
+  executionProviders = ['wasm'],
+  variant: variantName = manifest.defaultVariant,
+  dims = manifest.dims,
+  resolvePath = null,
+  useStaticCore = true,
+}) {
+  if (!manifest.matryoshkaDims?.includes(dims) && dims !== manifest.dims) {
+    throw new EmbedError('invalid_argument', `${manifest.id} supports dims ${manifest.matryoshkaDims.join(', ')}, not ${dims}`);
+  }
+  const tokenizer = await loadTokenizer(core, manifest, readFile);
+  const variant = manifest.variants?.[variantName];
+  let runStatic = null;
+  let session = null;
+  let backend;
+  if (manifest.kind === 'static' && useStaticCore) {
+    const model = core.staticModel(await readFile(manifest.static.file));
+    if (model.dims !== manifest.dims) throw new EmbedError('corrupt_data', `${manifest.static.file} has ${model.dims} dims, manifest says ${manifest.dims}`);
+    runStatic = model;
+    backend = 'vesper-core';
+  } else {
+    if (!variant) throw new EmbedError('invalid_argument', `${manifest.id} has no variant '${variantName}'`);
+    if (!ort) throw new EmbedError('invalid_argument', `${manifest.id} needs ONNX Runtime`);
+    session = await createSession(ort, manifest, variant, readFile, executionProviders, resolvePath);
+    backend = executionProviders[0];
+  }
+  const fullDims = manifest.dims;
+  const outputName = manifest.output.name;
+  const info = {
+    id: variantName === manifest.defaultVariant && dims === fullDims ? manifest.id : `${manifest.id}:${variantName}@${dims}`,
+    dims,
+    queryTemplate: manifest.prompts?.query ?? '{text}',
+    documentTemplate: manifest.prompts?.document ?? '{text}',
+    tokenizerFingerprint: tokenizer.fingerprint,
+  };
+
+  function prepare(texts, kind, titles) {
+    const template = kind === 'query' ? info.queryTemplate : info.documentTemplate;
+    const warnings = [];
+    const encoded = texts.map((text, i) => {
+      if (typeof text !== 'string' || !text.trim()) throw new EmbedError('empty_input', `text ${i} is empty: there is nothing to embed`);
+      const prompt = core.formatPrompt(template, text, titles?.[i] ?? '', manifest.prompts?.titleFallback ?? 'none');
+      const e = tokenizer.encode(prompt, { maxLength: manifest.maxLength });
+      if (e.truncated) {
+        warnings.push({ index: i, code: 'truncated', message: `text ${i} is longer than ${manifest.maxLength} tokens; only its start was embedded` });
+      }
+      return e;
+    });
+    return { encoded, warnings };
+  }
+
+  async function runBatch(batch) {
+    const seq = Math.max(...batch.map((e) => e.length));
+    const n = batch.length;
+    const ids = new BigInt64Array(n * seq);
+    const mask = new BigInt64Array(n * seq);
+    const mask32 = new Int32Array(n * seq);
+    const pad = BigInt(tokenizer.specialIds.pad);
+    batch.forEach((e, b) => {
+      for (let t = 0; t < seq; t++) {
+        const real = t < e.length;
+        ids[b * seq + t] = real ? BigInt(e.ids[t]) : pad;
+        mask[b * seq + t] = real ? 1n : 0n;
+        mask32[b * seq + t] = real ? 1 : 0;
+      }
+    });
+    const feeds = {
+      [manifest.inputs.inputIds]: new ort.Tensor('int64', ids, [n, seq]),
+      [manifest.inputs.attentionMask]: new ort.Tensor('int64', mask, [n, seq]),
+    };
+    if (manifest.inputs.tokenTypeIds) feeds[manifest.inputs.tokenTypeIds] = new ort.Tensor('int64', new BigInt64Array(n * seq), [n, seq]);
+    const out = await session.run(feeds, [outputName]);
+    const tensor = out[outputName];
+    const data = tensor.data instanceof Float32Array ? tensor.data : Float32Array.from(tensor.data);
+    if (manifest.output.pooled) return data;
+    return core.pool(data, mask32, n, seq, tensor.dims[2], manifest.output.pooling ?? 'mean');
+  }
+
+  return {
+    info,
+    backend,
+    manifest,
+    tokenizer,
+    // kind: 'query' | 'document'; titles: per text (documents). Resolves to
+    // { vectors: Float32Array(n * dims), dims, warnings, tokens, timings }.
+    async embed(texts, { kind = 'document', titles = null, batchSize = 8, onProgress = null } = {}) {
+      if (!Array.isArray(texts) || texts.length === 0) throw new EmbedError('empty_input', 'nothing to embed');
+      const t0 = performance.now();
+      const { encoded, warnings } = prepare(texts, kind, titles);
+      const t1 = performance.now();
+      const vectors = new Float32Array(texts.length * dims);
+      // Similar lengths batch together, so padding wastes little.
+      const order = encoded.map((e, i) => i).sort((a, b) => encoded[a].length - encoded[b].length);
+      for (let start = 0; start < order.length; start += batchSize) {
+        const idx = order.slice(start, start + batchSize);
+        let raw;
+        if (runStatic) {
+          raw = new Float32Array(idx.length * fullDims);
+          idx.forEach((i, b) => raw.set(runStatic.embed(encoded[i].ids.subarray(0, encoded[i].length)), b * fullDims));
+        } else {
+          raw = await runBatch(idx.map((i) => encoded[i]));
+        }
+        const rowDims = raw.length / idx.length;
+        if (rowDims !== fullDims) throw new EmbedError('model_mismatch', `the model returned ${rowDims}-dim vectors, its manifest says ${fullDims}`);
+        const unit = core.truncateNormalize(raw, idx.length, fullDims, dims);
+        idx.forEach((i, b) => vectors.set(unit.subarray(b * dims, (b + 1) * dims), i * dims));
+        onProgress?.({ done: Math.min(start + batchSize, order.length), total: order.length });
+      }
+      const t2 = performance.now();
+      return {
+        vectors,
+        dims,
+        warnings,
+        tokens: encoded.map((e) => e.length),
+        timings: { tokenizeMs: t1 - t0, inferMs: t2 - t1 },
+      };
+    },
+    async dispose() {
+      tokenizer.dispose();
+      runStatic?.dispose();
+      await session?.release?.();
+    },
+  };
+}
