@@ -4,6 +4,8 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { parseArgs, UsageError } from './args.mjs';
 import { loadCore } from './core.mjs';
+import { fetchModel } from './fetch.mjs';
+import { nodeEmbedder, parseModelId, resolveModel } from './models.mjs';
 import { Progress } from './progress.mjs';
 
 // Lexical-only packs gate on normalised BM25 (see core/lexical/bm25.h).
@@ -12,11 +14,19 @@ export const DEFAULT_THRESHOLD = 0.35;
 
 const USAGE = `usage: vesper <command> [options]
 
-  build FILES... --db NAME --out FILE.pack    chunk and index documents into a pack
-  search FILE.pack "query" [--db NAME] [-k N] [--threshold T] [--mode hybrid|vector|lexical] [--json]
+  build FILES... --db NAME [--model ID|DIR] [--dims N] --out FILE.pack
+                                              chunk, embed and index documents into a pack
+  search FILE.pack "query" [--db NAME] [--model ID|DIR] [-k N] [--threshold T]
+         [--mode hybrid|vector|lexical] [--json]
   inspect FILE.pack [--json]                  validate a pack and describe it
-  tokenize --tokenizer FILE.model [--no-special] [--json] "text"
+  tokenize [--model ID|DIR | --tokenizer FILE.model] [--no-special] [--json] "text"
+  embed --model ID|DIR [--dims N] [--document] [--json] "text"
+  fetch-model ID|DIR [--variant V] [--allow-unpinned]
 `;
+
+function warn(message) {
+  process.stderr.write(`vesper: warning: ${message}\n`);
+}
 
 function readText(path) {
   const bytes = readFileSync(path);
@@ -28,25 +38,40 @@ function readText(path) {
 }
 
 async function build(argv) {
-  const { options, positionals } = parseArgs(argv, { db: 'string', out: 'string', 'max-tokens': 'number' });
+  const { options, positionals } = parseArgs(argv, {
+    db: 'string', out: 'string', model: 'string', dims: 'number', variant: 'string', 'max-tokens': 'number',
+  });
   if (!positionals.length) throw new UsageError('build needs at least one input file');
   if (!options.db) throw new UsageError('build needs --db NAME');
   if (!options.out) throw new UsageError('build needs --out FILE.pack');
   const core = await loadCore();
-  const db = core.collection(options.db, null);
-  const progress = new Progress(`indexing ${options.db}`, positionals.length);
-  let chunks = 0;
-  positionals.forEach((file, i) => {
-    const text = readText(file);
-    const pieces = core.chunk(basename(file), text, options['max-tokens'] ? { maxTokens: options['max-tokens'] } : {});
-    chunks += db.add(pieces);
-    progress.update(i + 1, basename(file));
-  });
-  if (!chunks) throw new Error('no text to index: every input file is empty');
+  const embedder = options.model ? await nodeEmbedder(core, options.model, { dims: options.dims, variant: options.variant }) : null;
+  const db = core.collection(options.db, embedder?.info ?? null);
+  const chunkOptions = options['max-tokens'] ? { maxTokens: options['max-tokens'] } : {};
+  const chunks = [];
+  for (const file of positionals) {
+    chunks.push(...core.chunk(basename(file), readText(file), chunkOptions, embedder?.tokenizer ?? null));
+  }
+  if (!chunks.length) throw new Error('no text to index: every input file is empty');
+  const progress = new Progress(embedder ? `embedding ${options.db}` : `indexing ${options.db}`, chunks.length);
+  let added = 0;
+  const batch = 32;
+  for (let start = 0; start < chunks.length; start += batch) {
+    const part = chunks.slice(start, start + batch);
+    let vectors = null;
+    if (embedder) {
+      const out = await embedder.embed(part.map((c) => c.text), { kind: 'document', titles: part.map((c) => c.title.join(' > ')) });
+      for (const w of out.warnings) warn(`${part[w.index].source} chunk ${part[w.index].id}: ${w.message}`);
+      vectors = out.vectors;
+    }
+    added += db.add(part, vectors);
+    progress.update(Math.min(start + batch, chunks.length), embedder ? `${embedder.info.id}` : '');
+  }
   const bytes = core.savePack([db]);
   mkdirSync(dirname(options.out), { recursive: true });
   writeFileSync(options.out, bytes);
-  progress.done(`${chunks} chunks from ${positionals.length} files -> ${options.out} (${bytes.length} bytes)`);
+  const model = embedder ? `, ${embedder.info.id} (${embedder.backend})` : ', lexical only';
+  progress.done(`${added} chunks from ${positionals.length} files${model} -> ${options.out} (${bytes.length} bytes)`);
   return 0;
 }
 
@@ -61,19 +86,33 @@ function pickCollection(collections, name, path) {
 async function search(argv) {
   const { options, positionals } = parseArgs(
     argv,
-    { db: 'string', k: 'number', threshold: 'number', mode: 'string', json: 'boolean' },
+    { db: 'string', model: 'string', k: 'number', threshold: 'number', mode: 'string', json: 'boolean' },
     { k: 'k' },
   );
   const [path, query] = positionals;
   if (!path || query === undefined) throw new UsageError('search needs FILE.pack and "query"');
   if (!query.trim()) throw new UsageError('the query is empty');
   const core = await loadCore();
-  const db = pickCollection(core.loadPack(readFileSync(path)), options.db, path);
-  if (db.model) {
-    throw new Error(`database '${db.name}' needs its embedding model ${db.model.id} for search; this CLI build searches lexical packs only`);
+  const bytes = readFileSync(path);
+  const described = pickCollection(core.inspectPack(bytes).collections, options.db, path);
+  let embedder = null;
+  let threshold = options.threshold;
+  if (described.model) {
+    embedder = await nodeEmbedder(core, options.model ?? described.model.id);
+    threshold ??= embedder.manifest.threshold ?? DEFAULT_THRESHOLD;
+  } else {
+    if (options.model) throw new Error(`database '${described.name}' is lexical only: it has no vectors for ${options.model}`);
+    threshold ??= LEXICAL_THRESHOLD;
   }
-  const threshold = options.threshold ?? LEXICAL_THRESHOLD;
-  const results = db.search(query, null, { k: options.k ?? 5, threshold, mode: options.mode ?? 'hybrid' });
+  // The core refuses a pack made by another model than the one loaded.
+  const db = pickCollection(core.loadPack(bytes, embedder?.info ?? null), options.db, path);
+  let vector = null;
+  if (embedder && options.mode !== 'lexical') {
+    const out = await embedder.embed([query], { kind: 'query' });
+    for (const w of out.warnings) warn(w.message);
+    vector = out.vectors;
+  }
+  const results = db.search(query, vector, { k: options.k ?? 5, threshold, mode: options.mode ?? 'hybrid' });
   const out = results.map((r) => ({
     id: r.id,
     score: Number(r.score.toFixed(6)),
@@ -113,11 +152,30 @@ async function inspect(argv) {
 }
 
 async function tokenize(argv) {
-  const { options, positionals } = parseArgs(argv, { tokenizer: 'string', special: 'boolean', json: 'boolean' });
-  if (!options.tokenizer) throw new UsageError('tokenize needs --tokenizer FILE.model');
+  const { options, positionals } = parseArgs(argv, { tokenizer: 'string', model: 'string', special: 'boolean', json: 'boolean' });
+  if (!options.tokenizer && !options.model) throw new UsageError('tokenize needs --model ID|DIR or --tokenizer FILE.model');
   if (positionals.length !== 1) throw new UsageError('tokenize needs one "text" argument');
   const core = await loadCore();
-  const tok = core.tokenizer(readFileSync(options.tokenizer));
+  let tok;
+  if (options.tokenizer) {
+    tok = core.tokenizer(readFileSync(options.tokenizer));
+  } else {
+    // Only the tokenizer is needed: no weights have to be downloaded for this.
+    const { manifest, dir } = resolveModel(options.model);
+    const t = manifest.tokenizer;
+    const file = `${dir}/${t.file}`;
+    let bytes;
+    try {
+      bytes = readFileSync(file);
+    } catch {
+      throw new Error(`tokenizer ${file} is missing: ${t.build ? 'run tools/build.sh (it builds it)' : `run 'tools/vesper fetch-model ${manifest.id}'`}`);
+    }
+    if (t.convert || t.file.endsWith('.json')) {
+      const { convertTokenizerJson } = await import('../../web/engine/tokenizer-convert.mjs');
+      bytes = convertTokenizerJson(JSON.parse(bytes.toString('utf8'))).bytes;
+    }
+    tok = core.tokenizer(bytes, { addBos: t.addBos, addEos: t.addEos, bosId: t.bosId ?? -1, eosId: t.eosId ?? -1, padId: t.padId ?? -1 });
+  }
   const e = tok.encode(positionals[0], { addSpecial: options.special !== false });
   if (options.json) {
     process.stdout.write(JSON.stringify({ ids: Array.from(e.ids), pieces: e.pieces }) + '\n');
@@ -127,7 +185,47 @@ async function tokenize(argv) {
   return 0;
 }
 
-const COMMANDS = { build, search, inspect, tokenize };
+async function embed(argv) {
+  const { options, positionals } = parseArgs(argv, { model: 'string', dims: 'number', document: 'boolean', json: 'boolean' });
+  if (!options.model) throw new UsageError('embed needs --model ID|DIR');
+  if (positionals.length !== 1) throw new UsageError('embed needs one "text" argument');
+  const core = await loadCore();
+  const embedder = await nodeEmbedder(core, options.model, { dims: options.dims });
+  const out = await embedder.embed([positionals[0]], { kind: options.document ? 'document' : 'query' });
+  for (const w of out.warnings) warn(w.message);
+  const vector = Array.from(out.vectors, (x) => Number(x.toFixed(7)));
+  if (options.json) {
+    process.stdout.write(JSON.stringify({ model: embedder.info.id, dims: out.dims, tokens: out.tokens[0], vector }) + '\n');
+  } else {
+    process.stdout.write(`${embedder.info.id} (${out.dims} dims, ${out.tokens[0]} tokens)\n${vector.join(' ')}\n`);
+  }
+  return 0;
+}
+
+async function fetchModelCommand(argv) {
+  const { options, positionals } = parseArgs(argv, { variant: 'string', 'allow-unpinned': 'boolean' });
+  if (positionals.length !== 1) throw new UsageError('fetch-model needs a model ID or DIR');
+  const model = resolveModel(positionals[0]);
+  let progress = null;
+  const results = await fetchModel(model, {
+    variant: options.variant,
+    allowUnpinned: options['allow-unpinned'],
+    onFile: (f) => {
+      progress = new Progress(f.path, 1);
+    },
+    onBytes: (done, total) => {
+      if (progress && total) {
+        progress.total = total;
+        progress.update(done, `${(done / 1e6).toFixed(1)} MB`);
+      }
+    },
+    log: warn,
+  });
+  for (const r of results) process.stderr.write(`${r.path}: ${r.skipped ? 'already present' : 'downloaded'}, sha256 ${r.sha256}\n`);
+  return 0;
+}
+
+const COMMANDS = { build, search, inspect, tokenize, embed, 'fetch-model': fetchModelCommand };
 
 export async function main(argv) {
   const [command, ...rest] = argv;

@@ -31,17 +31,19 @@ export function resolveModel(spec) {
   throw new Error(`no model '${spec}' (looked in ${dirs.join(', ')})`);
 }
 
+function requireFile(dir, manifest, path) {
+  const full = join(dir, path);
+  if (!existsSync(full)) {
+    const hint = manifest.variants && Object.values(manifest.variants).some((v) => v.files.some((f) => f.url))
+      ? `: download it with 'tools/vesper fetch-model ${manifest.id}'`
+      : '';
+    throw Object.assign(new Error(`model file ${full} is missing${hint}`), { code: 'not_found' });
+  }
+  return full;
+}
+
 export function fileReader(dir, manifest) {
-  return async (path) => {
-    const full = join(dir, path);
-    if (!existsSync(full)) {
-      const hint = manifest.variants && Object.values(manifest.variants).some((v) => v.files.some((f) => f.url))
-        ? `: download it with 'tools/vesper fetch-model ${manifest.id}'`
-        : '';
-      throw Object.assign(new Error(`model file ${full} is missing${hint}`), { code: 'not_found' });
-    }
-    return new Uint8Array(await readFile(full));
-  };
+  return async (path) => new Uint8Array(await readFile(requireFile(dir, manifest, path)));
 }
 
 // An embedder running on onnxruntime-node (or the core, for static models).
@@ -49,7 +51,11 @@ export async function nodeEmbedder(core, spec, { variant = null, dims = null } =
   const parsed = spec.includes('/') ? { variant: null, dims: null } : parseModelId(spec);
   const { manifest, dir } = resolveModel(spec);
   let ort = null;
-  if (manifest.kind !== 'static') ort = (await import('onnxruntime-node')).default;
+  if (manifest.kind !== 'static') {
+    const v = manifest.variants?.[variant ?? parsed.variant ?? manifest.defaultVariant];
+    for (const f of v?.files ?? []) requireFile(dir, manifest, f.path);
+    ort = (await import('onnxruntime-node')).default;
+  }
   return createEmbedder({
     core,
     manifest,

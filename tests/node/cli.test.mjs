@@ -1,0 +1,75 @@
+// The CLI end to end on the seeds: build with a model, search as JSON,
+// refuse a pack under another model, tokenize offline, errors on stderr.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { before, test } from 'node:test';
+import { promisify } from 'node:util';
+import { root, seedFiles } from './helpers.mjs';
+
+const tmp = mkdtempSync(join(tmpdir(), 'vesper-cli-'));
+const vesper = (args) => promisify(execFile)(join(root, 'tools/vesper'), args, { maxBuffer: 64 << 20 }).then(
+  (r) => ({ code: 0, ...r }),
+  (e) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+);
+
+before(async () => {
+  const r = await vesper(['build', ...seedFiles, '--db', 'karpathy', '--model', 'static-tiny', '--out', join(tmp, 'kb.pack')]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /embedding karpathy: \d+ chunks from 5 files, static-tiny/);
+});
+
+test('search --json returns results above the threshold', async () => {
+  const r = await vesper(['search', join(tmp, 'kb.pack'), 'HydraNet backbone heads', '--json', '-k', '3', '--threshold', '0.2']);
+  assert.equal(r.code, 0, r.stderr);
+  const { results } = JSON.parse(r.stdout);
+  assert.ok(results.length > 0 && results.length <= 3);
+  for (const x of results) {
+    assert.deepEqual(Object.keys(x), ['id', 'score', 'title', 'text', 'source', 'signals']);
+    assert.ok(x.score >= 0.2);
+    assert.ok(Array.isArray(x.title) && Array.isArray(x.signals));
+  }
+  const none = await vesper(['search', join(tmp, 'kb.pack'), 'HydraNet', '--json', '--threshold', '0.9999']);
+  assert.deepEqual(JSON.parse(none.stdout), { results: [] });
+});
+
+test('a pack from one model is refused under another', async () => {
+  const r = await vesper(['search', join(tmp, 'kb.pack'), 'cameras', '--model', 'tiny-gemma']);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /'karpathy' was embedded with 'static-tiny' \(32 dims.*not with 'tiny-gemma' \(64 dims/);
+});
+
+test('inspect describes and validates; damage is reported', async () => {
+  const r = await vesper(['inspect', join(tmp, 'kb.pack'), '--json']);
+  const info = JSON.parse(r.stdout);
+  assert.equal(info.collections[0].model.id, 'static-tiny');
+  writeFileSync(join(tmp, 'bad.pack'), 'VESPERPK garbage');
+  const bad = await vesper(['inspect', join(tmp, 'bad.pack')]);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /^vesper: pack rejected: truncated/);
+});
+
+test('tokenize --model works offline from the manifest tokenizer', async () => {
+  const r = await vesper(['tokenize', '--model', 'embeddinggemma-300m', '--json', 'Hello world']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), { ids: [2, 9259, 1902, 1], pieces: ['<bos>', 'Hello', '▁world', '<eos>'] });
+  const plain = await vesper(['tokenize', '--model', 'embeddinggemma-300m', '--no-special', '--json', 'Hello world']);
+  assert.deepEqual(JSON.parse(plain.stdout).ids, [9259, 1902]);
+});
+
+test('embed prints a unit vector; bad input fails clearly', async () => {
+  const r = await vesper(['embed', '--model', 'tiny-gemma', '--json', 'gradient descent']);
+  const { model, dims, vector } = JSON.parse(r.stdout);
+  assert.equal(model, 'tiny-gemma');
+  assert.equal(dims, 64);
+  assert.ok(Math.abs(Math.hypot(...vector) - 1) < 1e-5);
+  const empty = await vesper(['embed', '--model', 'tiny-gemma', '  ']);
+  assert.equal(empty.code, 1);
+  assert.match(empty.stderr, /text 0 is empty/);
+  const usage = await vesper(['search']);
+  assert.equal(usage.code, 2);
+  const missing = await vesper(['embed', '--model', 'embeddinggemma-300m', 'x']);
+  assert.match(missing.stderr, /missing: download it with 'tools\/vesper fetch-model embeddinggemma-300m'/);
+});
