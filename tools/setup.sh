@@ -9,6 +9,7 @@ packages=(
   libhnswlib-dev        # 0.6.2, header-only, both builds
   libsentencepiece-dev sentencepiece   # native library and spm_train
   catch2                # v2 single header
+  chromium              # browser tests (driven by playwright-core)
   nodejs
 )
 

@@ -39,8 +39,8 @@ run_catch native build/vesper_tests --use-colour no
 echo "== WASM Catch2 (the same tests compiled with emcc, under node)"
 run_catch wasm node --no-experimental-fetch build-wasm/vesper_tests.js --use-colour no
 
-echo "== node --test"
-node_out=$(node --test tests/node/ 2>&1)
+echo "== node --test (WASM API, inference, CLI, browser)"
+node_out=$(node --test tests/node/ tests/browser/ 2>&1)
 echo "$node_out" | grep -E '^(not ok|ok) '
 grep -q '^not ok' <<<"$node_out" && echo "$node_out" 
 np=$(grep -oE '^# pass [0-9]+' <<<"$node_out" | grep -oE '[0-9]+')

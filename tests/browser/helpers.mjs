@@ -1,0 +1,44 @@
+// Headless Chromium (Debian's, driven by playwright-core) against the site
+// served on 127.0.0.1. --enable-unsafe-webgpu gives a SwiftShader WebGPU
+// adapter: right for correctness, meaningless for speed.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { buildSite } from '../../tools/site.mjs';
+import { serve } from '../../tools/serve.mjs';
+import { root } from '../node/helpers.mjs';
+
+export const artifacts = join(root, 'build/test-artifacts');
+mkdirSync(artifacts, { recursive: true });
+
+export const CHROMIUM_ARGS = [
+  '--enable-unsafe-webgpu', '--disable-background-networking', '--disable-component-update', '--disable-sync',
+  '--no-first-run', '--disable-quic', '--no-sandbox',
+];
+
+let siteDir = null;
+export function site() {
+  siteDir ??= buildSite();
+  return siteDir;
+}
+
+export async function startServer(port = 0) {
+  return serve([['/', site()], ['/tests/', join(root, 'tests/browser/pages')]], { port });
+}
+
+export async function launch(options = {}) {
+  return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, ...options });
+}
+
+export function urlOf(server, path) {
+  return `http://127.0.0.1:${server.address().port}${path}`;
+}
+
+// Fails the test on page errors; ORT's warnings are expected noise.
+export function watchConsole(page, sink = []) {
+  page.on('pageerror', (e) => sink.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error' && !/onnxruntime|ort-wasm|\[W:/.test(m.text())) sink.push(`console: ${m.text()}`);
+  });
+  return sink;
+}

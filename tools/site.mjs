@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+// Assembles the static site into build/site: web/, the WASM core, ONNX
+// Runtime Web's browser files, the models and the default packs. Everything
+// the page needs is served from this one folder: no CDN.
+import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from './cli/core.mjs';
+
+export function buildSite(out = join(repoRoot, 'build/site')) {
+  const wasmDir = join(repoRoot, 'build-wasm/wasm');
+  if (!existsSync(join(wasmDir, 'vesper_core.wasm'))) throw new Error('build the WASM core first (tools/build.sh)');
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
+  cpSync(join(repoRoot, 'web'), out, { recursive: true });
+  cpSync(wasmDir, join(out, 'wasm'), { recursive: true });
+  const ortDist = join(repoRoot, 'node_modules/onnxruntime-web/dist');
+  mkdirSync(join(out, 'ort'));
+  for (const f of ['ort.webgpu.min.mjs', 'ort-wasm-simd-threaded.asyncify.mjs', 'ort-wasm-simd-threaded.asyncify.wasm',
+                   'ort.wasm.min.mjs', 'ort-wasm-simd-threaded.mjs', 'ort-wasm-simd-threaded.wasm']) {
+    cpSync(join(ortDist, f), join(out, 'ort', f));
+  }
+  const models = join(out, 'models');
+  for (const m of ['test', 'default', 'embeddinggemma-300m', 'multilingual-e5-small']) {
+    const src = join(repoRoot, 'models', m);
+    if (existsSync(src)) cpSync(src, join(models, m), { recursive: true, filter: (p) => !p.endsWith('.part') });
+  }
+  return out;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const out = buildSite(process.argv[2]);
+  process.stderr.write(`site assembled in ${out}\n`);
+}
