@@ -37,7 +37,7 @@ run_catch() {  # name, command...
 echo "== native Catch2"
 run_catch native build/vesper_tests --use-colour no
 echo "== WASM Catch2 (the same tests compiled with emcc, under node)"
-run_catch wasm node --no-experimental-fetch build-wasm/vesper_tests.js --use-colour no
+run_catch wasm node --no-experimental-fetch build-wasm/vesper_tests.cjs --use-colour no
 
 echo "== node --test (WASM API, inference, CLI, browser)"
 node_out=$(node --test tests/node/ tests/browser/ 2>&1)

@@ -235,6 +235,7 @@ class JsCollection {
       if (index == "exact") o.index = IndexKind::kExact;
       else if (index == "hnsw") o.index = IndexKind::kHnsw;
       else if (index != "auto") throw Error(ErrorCode::kInvalidArgument, "index must be auto, exact or hnsw");
+      o.vectors = ParseVectorFormat(Str(options, "vectors", "float32"));
       o.hnsw_min_size = static_cast<size_t>(Num(options, "hnswMinSize", o.hnsw_min_size));
       o.hnsw.M = static_cast<uint32_t>(Num(options, "M", o.hnsw.M));
       o.hnsw.ef_construction = static_cast<uint32_t>(Num(options, "efConstruction", o.hnsw.ef_construction));
@@ -300,9 +301,9 @@ class JsCollection {
     return Guard([&] {
       auto label = c_.Find(id);
       if (!label) throw Error(ErrorCode::kNotFound, "no chunk '" + id + "' in '" + c_.name() + "'");
-      const float* v = c_.vector(*label);
-      if (!v) return val::null();
-      return val(emscripten::typed_memory_view(c_.model().dims, v));
+      vector_.resize(c_.model().dims);
+      if (!c_.vector(*label, vector_.data())) return val::null();
+      return val(emscripten::typed_memory_view(vector_.size(), vector_.data()));
     });
   }
 
@@ -324,10 +325,13 @@ class JsCollection {
   size_t Size() const { return c_.size(); }
   val Model() const { return ModelToJs(c_.model()); }
   bool UsesHnsw() const { return c_.uses_hnsw(); }
+  std::string VectorFormat_() const { return VectorFormatName(c_.options().vectors); }
+  size_t BytesPerVector() const { return c_.has_vectors() ? c_.bytes_per_vector() : 0; }
   const Collection& get() const { return c_; }
 
  private:
   Collection c_;
+  mutable std::vector<float> vector_;  // VectorView's buffer
 };
 
 // ---- packs ----
@@ -493,5 +497,7 @@ EMSCRIPTEN_BINDINGS(vesper) {
       .function("name", &JsCollection::Name)
       .function("size", &JsCollection::Size)
       .function("model", &JsCollection::Model)
-      .function("usesHnsw", &JsCollection::UsesHnsw);
+      .function("usesHnsw", &JsCollection::UsesHnsw)
+      .function("vectorFormat", &JsCollection::VectorFormat_)
+      .function("bytesPerVector", &JsCollection::BytesPerVector);
 }

@@ -163,6 +163,13 @@ class Collection {
   get usesHnsw() {
     return this.raw.usesHnsw();
   }
+  // 'float32' | 'int8' | 'binary' (set with options.vectors at creation)
+  get vectorFormat() {
+    return this.raw.vectorFormat();
+  }
+  get bytesPerVector() {
+    return this.raw.bytesPerVector();
+  }
   // vectors: Float32Array of chunks.length x dims (omit for lexical-only collections).
   add(chunks, vectors = null) {
     const n = this.core._stageFloats(vectors);

@@ -10,7 +10,7 @@
 namespace vesper {
 
 Collection::Collection(std::string name, ModelInfo model, CollectionOptions options)
-    : name_(std::move(name)), model_(std::move(model)), options_(options), store_(model_.dims) {
+    : name_(std::move(name)), model_(std::move(model)), options_(options), store_(model_.dims, options.vectors) {
   if (name_.empty()) throw Error(ErrorCode::kInvalidArgument, "a collection needs a name");
   utf8::Require(name_, "collection name");
   if (!model_.lexical_only() && model_.dims == 0) {
@@ -78,8 +78,11 @@ void Collection::IndexLexical(uint32_t label) {
 void Collection::MaybeBuildHnsw() {
   if (hnsw_ || !has_vectors() || options_.index != IndexKind::kAuto || live_ < options_.hnsw_min_size) return;
   auto index = std::make_unique<HnswIndex>(model_.dims, options_.hnsw, chunks_.size());
+  std::vector<float> v(model_.dims);
   for (uint32_t label = 0; label < chunks_.size(); ++label) {
-    if (alive_[label]) index->Add(label, store_.vector(label));
+    if (!alive_[label]) continue;
+    store_.Decode(label, v.data());
+    index->Add(label, v.data());
   }
   hnsw_ = std::move(index);
 }
@@ -102,9 +105,10 @@ std::optional<uint32_t> Collection::Find(std::string_view chunk_id) const {
   return it->second;
 }
 
-const float* Collection::vector(uint32_t label) const {
-  if (!has_vectors() || !alive(label)) return nullptr;
-  return store_.vector(label);
+bool Collection::vector(uint32_t label, float* out) const {
+  if (!has_vectors() || !alive(label)) return false;
+  store_.Decode(label, out);
+  return true;
 }
 
 std::vector<SearchResult> Collection::Search(std::string_view query_text, const float* query_vector,
@@ -158,7 +162,7 @@ std::vector<SearchResult> Collection::Search(std::string_view query_text, const 
     if (use_vectors) {
       // The cosine is the gate, so a lexical match on common words cannot
       // lift a passage the model finds unrelated.
-      float cos = Dot(q, store_.vector(h.label), model_.dims);
+      float cos = store_.Score(q, h.label);
       if (cos < opt.threshold && !at.count(h.label)) continue;
       SearchResult& s = entry(h.label);
       s.vector_score = cos;
@@ -199,6 +203,7 @@ void Collection::SaveMeta(ByteWriter& w) const {
   w.str(model_.document_template);
   w.str(model_.tokenizer_fingerprint);
   w.u32(static_cast<uint32_t>(options_.index));
+  w.u32(static_cast<uint32_t>(options_.vectors));
   w.u64(options_.hnsw_min_size);
   w.u32(options_.hnsw.M);
   w.u32(options_.hnsw.ef_construction);
@@ -218,6 +223,9 @@ Collection Collection::LoadMeta(ByteReader& r) {
   uint32_t kind = r.u32();
   if (kind > 2) r.fail("unknown index kind " + std::to_string(kind));
   o.index = static_cast<IndexKind>(kind);
+  uint32_t format = r.u32();
+  if (format > 2) r.fail("unknown vector format " + std::to_string(format));
+  o.vectors = static_cast<VectorFormat>(format);
   o.hnsw_min_size = r.u64();
   o.hnsw.M = r.u32();
   o.hnsw.ef_construction = r.u32();
@@ -279,6 +287,7 @@ void Collection::SaveVectors(ByteWriter& w) const { store_.Save(w); }
 void Collection::LoadVectors(ByteReader& r) {
   VectorStore s = VectorStore::Load(r);
   if (s.dims() != model_.dims) r.fail("vector dims do not match the collection's model");
+  if (s.format() != options_.vectors) r.fail("vector format does not match the collection's");
   if (s.slots() != chunks_.size()) r.fail("vector count does not match the chunk count");
   for (uint32_t i = 0; i < s.slots(); ++i) {
     if (s.alive(i) != static_cast<bool>(alive_[i])) r.fail("vectors and chunks disagree on deletions");

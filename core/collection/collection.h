@@ -21,6 +21,7 @@ enum class SearchMode : uint32_t { kVector = 0, kLexical = 1, kHybrid = 2 };
 
 struct CollectionOptions {
   IndexKind index = IndexKind::kAuto;
+  VectorFormat vectors = VectorFormat::kFloat32;
   size_t hnsw_min_size = 4096;  // kAuto switches from exact scan to HNSW here
   HnswParams hnsw;
 };
@@ -69,8 +70,10 @@ class Collection {
   bool alive(uint32_t label) const { return label < alive_.size() && alive_[label]; }
   const Chunk& chunk(uint32_t label) const { return chunks_.at(label); }
   std::optional<uint32_t> Find(std::string_view chunk_id) const;
-  // Unit vector of a live chunk (model dims), or nullptr for lexical collections.
-  const float* vector(uint32_t label) const;
+  // Writes the unit vector of a live chunk (model dims, decoded from the
+  // store's format); false for lexical collections and deleted chunks.
+  bool vector(uint32_t label, float* out) const;
+  size_t bytes_per_vector() const { return store_.bytes_per_vector(); }
 
   // query_vector may be null for kLexical or for lexical-only collections.
   std::vector<SearchResult> Search(std::string_view query_text, const float* query_vector, size_t query_dims,

@@ -3,12 +3,51 @@
 #include <cmath>
 
 #include "core/index/dot.h"
+#include "core/index/quantize.h"
 
 namespace vesper {
 
+const char* VectorFormatName(VectorFormat f) {
+  switch (f) {
+    case VectorFormat::kFloat32: return "float32";
+    case VectorFormat::kInt8: return "int8";
+    case VectorFormat::kBinary: return "binary";
+  }
+  return "unknown";
+}
+
+VectorFormat ParseVectorFormat(const std::string& name) {
+  if (name == "float32") return VectorFormat::kFloat32;
+  if (name == "int8") return VectorFormat::kInt8;
+  if (name == "binary") return VectorFormat::kBinary;
+  throw Error(ErrorCode::kInvalidArgument, "vector format must be float32, int8 or binary, not '" + name + "'");
+}
+
+VectorStore::VectorStore(size_t dims, VectorFormat format) : dims_(dims), format_(format) {}
+
+size_t VectorStore::bytes_per_vector() const {
+  switch (format_) {
+    case VectorFormat::kFloat32: return 4 * dims_;
+    case VectorFormat::kInt8: return dims_ + 4;
+    case VectorFormat::kBinary: return 8 * BinaryWords(dims_) + 4 * dims_;
+  }
+  return 0;
+}
+
 uint32_t VectorStore::Add(const float* v) {
   if (dims_ == 0) throw Error(ErrorCode::kInvalidArgument, "vector store has no dimensions");
-  data_.insert(data_.end(), v, v + dims_);
+  if (format_ == VectorFormat::kInt8) {
+    size_t at = codes_.size();
+    codes_.resize(at + dims_);
+    scales_.push_back(QuantizeInt8(v, dims_, codes_.data() + at));
+  } else {
+    data_.insert(data_.end(), v, v + dims_);
+    if (format_ == VectorFormat::kBinary) {
+      size_t at = bits_.size();
+      bits_.resize(at + BinaryWords(dims_));
+      SignBits(v, dims_, bits_.data() + at);
+    }
+  }
   alive_.push_back(1);
   ++alive_count_;
   return static_cast<uint32_t>(alive_.size() - 1);
@@ -20,14 +59,38 @@ void VectorStore::Remove(uint32_t label) {
   --alive_count_;
 }
 
+void VectorStore::Decode(uint32_t label, float* out) const {
+  if (format_ == VectorFormat::kInt8) {
+    const int8_t* c = codes_.data() + static_cast<size_t>(label) * dims_;
+    for (size_t d = 0; d < dims_; ++d) out[d] = scales_[label] * c[d];
+  } else {
+    const float* v = data_.data() + static_cast<size_t>(label) * dims_;
+    std::copy(v, v + dims_, out);
+  }
+}
+
+float VectorStore::Score(const float* query, uint32_t label) const {
+  if (format_ == VectorFormat::kInt8) {
+    return DotInt8(query, codes_.data() + static_cast<size_t>(label) * dims_, dims_, scales_[label]);
+  }
+  return Dot(query, data_.data() + static_cast<size_t>(label) * dims_, dims_);
+}
+
 void VectorStore::Search(const float* query, size_t k, float threshold, std::vector<Hit>& out) const {
+  if (format_ == VectorFormat::kBinary) return SearchBinary(query, k, threshold, out);
   top_.Reset(k);
   constexpr size_t kBlock = 256;
   if (scores_.size() < kBlock) scores_.resize(kBlock);
   const size_t n = alive_.size();
   for (size_t start = 0; start < n; start += kBlock) {
     size_t count = std::min(kBlock, n - start);
-    DotRows(query, data_.data() + start * dims_, count, dims_, scores_.data());
+    if (format_ == VectorFormat::kFloat32) {
+      DotRows(query, data_.data() + start * dims_, count, dims_, scores_.data());
+    } else {
+      for (size_t i = 0; i < count; ++i) {
+        scores_[i] = DotInt8(query, codes_.data() + (start + i) * dims_, dims_, scales_[start + i]);
+      }
+    }
     for (size_t i = 0; i < count; ++i) {
       float s = scores_[i];
       if (s >= threshold && alive_[start + i] && s > top_.floor()) top_.Push(static_cast<uint32_t>(start + i), s);
@@ -36,27 +99,71 @@ void VectorStore::Search(const float* query, size_t k, float threshold, std::vec
   top_.TakeSorted(out);
 }
 
+// Sign codes find candidates (fewest differing bits, as a negated score),
+// then the full-precision vectors decide.
+void VectorStore::SearchBinary(const float* query, size_t k, float threshold, std::vector<Hit>& out) const {
+  const size_t words = BinaryWords(dims_);
+  query_bits_.resize(words);
+  SignBits(query, dims_, query_bits_.data());
+  const size_t pool = std::max<size_t>(k * rescore_factor_, 64);
+  top_.Reset(pool);
+  for (size_t i = 0; i < alive_.size(); ++i) {
+    if (!alive_[i]) continue;
+    float s = -static_cast<float>(Hamming(query_bits_.data(), bits_.data() + i * words, words));
+    if (s > top_.floor()) top_.Push(static_cast<uint32_t>(i), s);
+  }
+  top_.TakeSorted(out);
+  TopK exact;
+  exact.Reset(k);
+  for (const Hit& h : out) {
+    float s = Dot(query, data_.data() + static_cast<size_t>(h.label) * dims_, dims_);
+    if (s >= threshold) exact.Push(h.label, s);
+  }
+  exact.TakeSorted(out);
+}
+
 void VectorStore::Save(ByteWriter& w) const {
   w.u32(static_cast<uint32_t>(dims_));
+  w.u32(static_cast<uint32_t>(format_));
   w.u64(alive_.size());
   w.raw(alive_.data(), alive_.size());
-  w.raw(data_.data(), data_.size() * sizeof(float));
+  if (format_ == VectorFormat::kInt8) {
+    w.raw(scales_.data(), scales_.size() * sizeof(float));
+    w.raw(codes_.data(), codes_.size());
+  } else {
+    w.raw(data_.data(), data_.size() * sizeof(float));
+  }
 }
 
 VectorStore VectorStore::Load(ByteReader& r) {
-  VectorStore s(r.u32());
-  if (s.dims_ == 0 || s.dims_ > 65536) r.fail("implausible vector dimensions " + std::to_string(s.dims_));
-  uint64_t n = r.count(1 + 4 * s.dims_);
+  size_t dims = r.u32();
+  if (dims == 0 || dims > 65536) r.fail("implausible vector dimensions " + std::to_string(dims));
+  uint32_t format = r.u32();
+  if (format > 2) r.fail("unknown vector format " + std::to_string(format));
+  VectorStore s(dims, static_cast<VectorFormat>(format));
+  uint64_t n = r.count(1 + (format == 1 ? dims + 4 : 4 * dims));
   s.alive_.resize(n);
   r.raw(s.alive_.data(), n);
-  s.data_.resize(n * s.dims_);
-  r.raw(s.data_.data(), s.data_.size() * sizeof(float));
   for (uint8_t a : s.alive_) {
     if (a > 1) r.fail("bad live flag in vector store");
     s.alive_count_ += a;
   }
-  for (float x : s.data_) {
-    if (!std::isfinite(x)) r.fail("vector store holds a non-finite value");
+  if (s.format_ == VectorFormat::kInt8) {
+    s.scales_.resize(n);
+    r.raw(s.scales_.data(), n * sizeof(float));
+    s.codes_.resize(n * dims);
+    r.raw(s.codes_.data(), s.codes_.size());
+    for (float x : s.scales_) if (!std::isfinite(x) || x <= 0.f) r.fail("bad int8 scale");
+  } else {
+    s.data_.resize(n * dims);
+    r.raw(s.data_.data(), s.data_.size() * sizeof(float));
+    for (float x : s.data_) if (!std::isfinite(x)) r.fail("vector store holds a non-finite value");
+    if (s.format_ == VectorFormat::kBinary) {
+      // Sign codes are derived data: rebuilt, not stored.
+      const size_t words = BinaryWords(dims);
+      s.bits_.resize(n * words);
+      for (size_t i = 0; i < n; ++i) SignBits(s.data_.data() + i * dims, dims, s.bits_.data() + i * words);
+    }
   }
   return s;
 }

@@ -1,8 +1,15 @@
 // Vectors by dense label (a collection's chunk slot), contiguous for scanning,
 // and the exact search over them: ground truth for HNSW and the fastest
 // index below a few thousand vectors.
+//
+// Storage formats (bytes per vector of d dims):
+//   float32  4d       exact scores
+//   int8     d + 4    one scale per vector; scores within ~1e-2 of exact
+//   binary   d/8 + 4d sign bits scanned by Hamming distance, the best
+//                     candidates rescored on the full-precision vectors
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/index/top_k.h"
@@ -10,33 +17,53 @@
 
 namespace vesper {
 
+enum class VectorFormat : uint32_t { kFloat32 = 0, kInt8 = 1, kBinary = 2 };
+const char* VectorFormatName(VectorFormat f);
+VectorFormat ParseVectorFormat(const std::string& name);  // "float32" | "int8" | "binary"
+
 class VectorStore {
  public:
-  explicit VectorStore(size_t dims = 0) : dims_(dims) {}
+  explicit VectorStore(size_t dims = 0, VectorFormat format = VectorFormat::kFloat32);
 
   size_t dims() const { return dims_; }
+  VectorFormat format() const { return format_; }
   size_t slots() const { return alive_.size(); }  // labels handed out, deleted ones included
   size_t size() const { return alive_count_; }
   bool alive(uint32_t label) const { return label < alive_.size() && alive_[label]; }
-  const float* vector(uint32_t label) const { return data_.data() + static_cast<size_t>(label) * dims_; }
+  size_t bytes_per_vector() const;
 
-  // Stores a copy of `v` under the next label and returns it.
+  // Stores `v` under the next label and returns it.
   uint32_t Add(const float* v);
   void Remove(uint32_t label);
 
+  // The stored vector as floats (decoded for int8).
+  void Decode(uint32_t label, float* out) const;
+  // Similarity of `query` with one stored vector, in the store's precision.
+  float Score(const float* query, uint32_t label) const;
+
   // Top-k by inner product among live vectors scoring >= threshold.
   void Search(const float* query, size_t k, float threshold, std::vector<Hit>& out) const;
+  // Binary format: Hamming candidates per result rescored exactly.
+  void set_rescore_factor(size_t f) { rescore_factor_ = f; }
 
   void Save(ByteWriter& w) const;
   static VectorStore Load(ByteReader& r);
 
  private:
+  void SearchBinary(const float* query, size_t k, float threshold, std::vector<Hit>& out) const;
+
   size_t dims_;
-  std::vector<float> data_;
+  VectorFormat format_;
+  std::vector<float> data_;     // float32 and binary (for rescoring)
+  std::vector<int8_t> codes_;   // int8
+  std::vector<float> scales_;   // int8
+  std::vector<uint64_t> bits_;  // binary
   std::vector<uint8_t> alive_;
   size_t alive_count_ = 0;
+  size_t rescore_factor_ = 10;
   mutable TopK top_;
-  mutable std::vector<float> scores_;  // per-block scratch, reused across queries
+  mutable std::vector<float> scores_;       // per-block scratch, reused across queries
+  mutable std::vector<uint64_t> query_bits_;
 };
 
 }  // namespace vesper

@@ -59,4 +59,20 @@ inline std::vector<float> ClusteredVectors(size_t n, size_t dims, size_t cluster
   return out;
 }
 
+// Queries near stored vectors (a stored vector plus noise), as real queries
+// are near the passages that answer them.
+inline std::vector<float> NearbyQueries(const std::vector<float>& data, size_t dims, size_t n, float noise, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> g(0.f, 1.f);
+  std::uniform_int_distribution<size_t> pick(0, data.size() / dims - 1);
+  std::vector<float> out(n * dims);
+  for (size_t i = 0; i < n; ++i) {
+    const float* src = data.data() + pick(rng) * dims;
+    float* q = out.data() + i * dims;
+    for (size_t d = 0; d < dims; ++d) q[d] = src[d] + noise * g(rng) / std::sqrt(static_cast<float>(dims));
+    Normalize(q, dims);
+  }
+  return out;
+}
+
 }  // namespace vesper::test

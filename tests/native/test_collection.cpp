@@ -147,7 +147,8 @@ TEST_CASE("a lexical-only collection works without any model", "[collection]") {
   REQUIRE(!r.empty());
   CHECK(r[0].lexical_rank == 0);
   for (const auto& x : r) CHECK(x.score >= 0.2f);
-  CHECK(c.vector(r[0].label) == nullptr);
+  std::vector<float> out(8);
+  CHECK(!c.vector(r[0].label, out.data()));
   std::vector<float> v(8, 1.f);
   Chunk chunk;
   chunk.id = "y";

@@ -161,3 +161,74 @@ TEST_CASE("HNSW load rejects damaged bytes without crashing", "[index]") {
   ByteReader r(bad.data(), bad.size(), "hnsw");
   CHECK_THROWS_AS(HnswIndex::Load(r), Error);
 }
+
+TEST_CASE("int8 storage scores close to float32 and finds the same neighbours", "[index]") {
+  const size_t dims = 128, n = 2000;
+  auto data = test::ClusteredVectors(n, dims, 20, 0.3f, 11);
+  auto queries = test::ClusteredVectors(50, dims, 20, 0.3f, 12);
+  VectorStore f32(dims), i8(dims, VectorFormat::kInt8);
+  for (size_t i = 0; i < n; ++i) {
+    f32.Add(data.data() + i * dims);
+    i8.Add(data.data() + i * dims);
+  }
+  CHECK(i8.bytes_per_vector() == dims + 4);
+  CHECK(f32.bytes_per_vector() == 4 * dims);
+  std::vector<Hit> a, b;
+  size_t overlap = 0;
+  float worst = 0.f;
+  for (size_t q = 0; q < 50; ++q) {
+    f32.Search(queries.data() + q * dims, 10, -1.f, a);
+    i8.Search(queries.data() + q * dims, 10, -1.f, b);
+    std::set<uint32_t> truth;
+    for (auto& h : a) truth.insert(h.label);
+    for (auto& h : b) {
+      overlap += truth.count(h.label);
+      worst = std::max(worst, std::abs(h.score - Dot(queries.data() + q * dims, data.data() + h.label * dims, dims)));
+    }
+  }
+  INFO("top-10 overlap " << overlap / 500.0 << ", worst score error " << worst);
+  CHECK(overlap >= 475);
+  CHECK(worst < 0.01f);
+  std::vector<float> decoded(dims);
+  i8.Decode(7, decoded.data());
+  CHECK(Dot(decoded.data(), data.data() + 7 * dims, dims) > 0.999f);
+}
+
+TEST_CASE("1-bit codes with rescoring give exact scores and high recall", "[index]") {
+  const size_t dims = 128, n = 3000;
+  auto data = test::ClusteredVectors(n, dims, 30, 0.1f, 13);
+  auto queries = test::NearbyQueries(data, dims, 50, 0.1f, 14);
+  VectorStore f32(dims), bin(dims, VectorFormat::kBinary);
+  for (size_t i = 0; i < n; ++i) {
+    f32.Add(data.data() + i * dims);
+    bin.Add(data.data() + i * dims);
+  }
+  bin.Remove(3);
+  f32.Remove(3);
+  std::vector<Hit> a, b;
+  size_t found = 0;
+  for (size_t q = 0; q < 50; ++q) {
+    const float* qv = queries.data() + q * dims;
+    f32.Search(qv, 10, -1.f, a);
+    bin.Search(qv, 10, -1.f, b);
+    std::set<uint32_t> truth;
+    for (auto& h : a) truth.insert(h.label);
+    for (auto& h : b) {
+      found += truth.count(h.label);
+      CHECK(h.label != 3);
+      CHECK(h.score == Dot(qv, data.data() + h.label * dims, dims));  // rescored exactly
+    }
+  }
+  INFO("recall@10 " << found / 500.0);
+  CHECK(found >= 450);
+  Bytes saved;
+  ByteWriter w(saved);
+  bin.Save(w);
+  ByteReader r(saved.data(), saved.size(), "store");
+  VectorStore loaded = VectorStore::Load(r);
+  CHECK(loaded.format() == VectorFormat::kBinary);
+  loaded.Search(queries.data(), 10, -1.f, a);
+  bin.Search(queries.data(), 10, -1.f, b);
+  REQUIRE(a.size() == b.size());
+  for (size_t i = 0; i < a.size(); ++i) CHECK(a[i].label == b[i].label);
+}

@@ -155,3 +155,26 @@ TEST_CASE("pack header errors say what is wrong", "[pack]") {
   Bytes empty = SavePack({});
   CHECK(LoadPack(empty.data(), empty.size()).empty());
 }
+
+TEST_CASE("packs keep the vector format", "[pack]") {
+  for (VectorFormat f : {VectorFormat::kInt8, VectorFormat::kBinary}) {
+    CollectionOptions o;
+    o.vectors = f;
+    Collection c("q", test::FakeModel(16), o);
+    auto seed = test::Seeds()[2];
+    auto chunks = ChunkDocument(seed.name, seed.text);
+    auto v = test::FakeEmbedChunks(chunks, 16);
+    c.Add(chunks, v.data(), chunks.size());
+    Bytes bytes = SavePack({&c});
+    auto loaded = LoadPack(bytes.data(), bytes.size());
+    CHECK(loaded[0].options().vectors == f);
+    CHECK(SavePack({&loaded[0]}) == bytes);
+    SearchOptions opt;
+    opt.threshold = 0.f;
+    auto q = test::FakeEmbed("Tesla", 16);
+    auto a = c.Search("Tesla", q.data(), 16, opt);
+    auto b = loaded[0].Search("Tesla", q.data(), 16, opt);
+    REQUIRE(a.size() == b.size());
+    for (size_t i = 0; i < a.size(); ++i) CHECK(a[i].label == b[i].label);
+  }
+}

@@ -119,3 +119,28 @@ test('memory growth does not invalidate the API', () => {
   assert.equal(big.search('', q, { mode: 'vector', k: 1 })[0].id, 'c42');
   big.dispose();
 });
+
+test('int8 and binary collections: sizes, scores and packs', () => {
+  const chunks = core.chunk(basename(seedFiles[2]), readFileSync(seedFiles[2], 'utf8'));
+  const vectors = randomVectors(chunks.length, model.dims, 3);
+  const q = vectors.slice(5 * model.dims, 6 * model.dims);
+  const ref = core.collection('f32', model);
+  ref.add(chunks, vectors);
+  const [exact] = ref.search('', q, { mode: 'vector', k: 1 });
+  for (const format of ['int8', 'binary']) {
+    const db = core.collection(format, model, { vectors: format });
+    db.add(chunks, vectors);
+    assert.equal(db.vectorFormat, format);
+    assert.equal(db.bytesPerVector, format === 'int8' ? model.dims + 4 : 8 + 4 * model.dims);
+    const [best] = db.search('', q, { mode: 'vector', k: 1 });
+    assert.equal(best.id, chunks[5].id);
+    assert.ok(Math.abs(best.score - exact.score) < 0.01, `${format}: ${best.score} vs ${exact.score}`);
+    const [back] = core.loadPack(core.savePack([db]));
+    assert.equal(back.vectorFormat, format);
+    assert.deepEqual(back.search('', q, { mode: 'vector' }), db.search('', q, { mode: 'vector' }));
+    db.dispose();
+    back.dispose();
+  }
+  assert.throws(() => core.collection('x', model, { vectors: 'fp8' }), { code: 'invalid_argument', message: /float32, int8 or binary/ });
+  ref.dispose();
+});

@@ -14,7 +14,7 @@ export const DEFAULT_THRESHOLD = 0.35;
 
 const USAGE = `usage: vesper <command> [options]
 
-  build FILES... --db NAME [--model ID|DIR] [--dims N] --out FILE.pack
+  build FILES... --db NAME [--model ID|DIR] [--dims N] [--vectors float32|int8|binary] --out FILE.pack
                                               chunk, embed and index documents into a pack
   search FILE.pack "query" [--db NAME] [--model ID|DIR] [-k N] [--threshold T]
          [--mode hybrid|vector|lexical] [--json]
@@ -39,14 +39,14 @@ function readText(path) {
 
 async function build(argv) {
   const { options, positionals } = parseArgs(argv, {
-    db: 'string', out: 'string', model: 'string', dims: 'number', variant: 'string', 'max-tokens': 'number',
+    db: 'string', out: 'string', model: 'string', dims: 'number', variant: 'string', vectors: 'string', 'max-tokens': 'number',
   });
   if (!positionals.length) throw new UsageError('build needs at least one input file');
   if (!options.db) throw new UsageError('build needs --db NAME');
   if (!options.out) throw new UsageError('build needs --out FILE.pack');
   const core = await loadCore();
   const embedder = options.model ? await nodeEmbedder(core, options.model, { dims: options.dims, variant: options.variant }) : null;
-  const db = core.collection(options.db, embedder?.info ?? null);
+  const db = core.collection(options.db, embedder?.info ?? null, { vectors: options.vectors ?? 'float32' });
   const chunkOptions = options['max-tokens'] ? { maxTokens: options['max-tokens'] } : {};
   const chunks = [];
   for (const file of positionals) {

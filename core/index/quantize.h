@@ -1,0 +1,20 @@
+// Compressed vector codes: int8 with one scale per vector, and 1-bit sign
+// codes compared by Hamming distance. The kernels score an fp32 query
+// against codes directly, without decoding rows.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+namespace vesper {
+
+// codes[i] = round(v[i] / scale), scale = max|v| / 127. Returns the scale.
+float QuantizeInt8(const float* v, size_t n, int8_t* codes);
+// scale * dot(q, codes)
+float DotInt8(const float* q, const int8_t* codes, size_t n, float scale);
+
+inline size_t BinaryWords(size_t dims) { return (dims + 63) / 64; }
+// Bit i set when v[i] > 0.
+void SignBits(const float* v, size_t n, uint64_t* bits);
+uint32_t Hamming(const uint64_t* a, const uint64_t* b, size_t words);
+
+}  // namespace vesper
