@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's main command: sets up, builds both targets, indexes the
-# default knowledge base (web/kb/karpathy) into build/karpathy.pack, and
-# searches it from the command line.
+# default knowledge base (web/kb/karpathy) into build/karpathy.pack, searches
+# it from the command line, then assembles the static site (build/site) and
+# serves the demo page on http://127.0.0.1:${PORT:-8080}/ until stopped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,3 +16,7 @@ for q in "Why did Tesla bet on cameras instead of LiDAR?" "O que é Software 2.0
   echo "query: $q"
   ./tools/vesper search build/karpathy.pack "$q" -k 3
 done
+
+node tools/site.mjs
+echo
+exec node tools/serve.mjs build/site --port "${PORT:-8080}"

@@ -20,8 +20,10 @@ export function serve(mounts, { port = 0, host = '127.0.0.1', headers = {} } = {
     if (path === '/favicon.ico') return res.writeHead(204).end();
     const mount = sorted.find(([prefix]) => path.startsWith(prefix));
     if (!mount || path.includes('\0')) return res.writeHead(404).end();
-    let file = normalize(join(mount[1], path.slice(mount[0].length)));
-    if (!file.startsWith(resolve(mount[1]))) return res.writeHead(403).end();
+    // A mount may be a single file (e.g. a test's config.json).
+    const single = existsSync(mount[1]) && statSync(mount[1]).isFile();
+    let file = single ? mount[1] : normalize(join(mount[1], path.slice(mount[0].length)));
+    if (!single && !file.startsWith(resolve(mount[1]))) return res.writeHead(403).end();
     if (existsSync(file) && statSync(file).isDirectory()) file = join(file, 'index.html');
     if (!existsSync(file)) return res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     const size = statSync(file).size;

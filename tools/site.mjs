@@ -2,7 +2,8 @@
 // Assembles the static site into build/site: web/, the WASM core, ONNX
 // Runtime Web's browser files, the models and the default packs. Everything
 // the page needs is served from this one folder: no CDN.
-import { cpSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from './cli/core.mjs';
 
@@ -23,6 +24,15 @@ export function buildSite(out = join(repoRoot, 'build/site')) {
   for (const m of ['test', 'default', 'embeddinggemma-300m', 'multilingual-e5-small']) {
     const src = join(repoRoot, 'models', m);
     if (existsSync(src)) cpSync(src, join(models, m), { recursive: true, filter: (p) => !p.endsWith('.part') });
+  }
+  // The default knowledge base, prebuilt with the page's model, so the first
+  // visit only has to embed the query.
+  const config = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8'));
+  if (config.defaultPack) {
+    const files = config.knowledgeBase.files.map((f) => join(repoRoot, 'web', f));
+    const args = ['build', ...files, '--db', config.knowledgeBase.name, '--out', join(out, config.defaultPack)];
+    if (config.model) args.push('--model', join(repoRoot, config.model));
+    execFileSync(join(repoRoot, 'tools/vesper'), args, { stdio: ['ignore', 'ignore', 'inherit'] });
   }
   return out;
 }

@@ -39,6 +39,9 @@ run_catch native build/vesper_tests --use-colour no
 echo "== WASM Catch2 (the same tests compiled with emcc, under node)"
 run_catch wasm node --no-experimental-fetch build-wasm/vesper_tests.cjs --use-colour no
 
+echo "== assembling the static site for the browser tests"
+node tools/site.mjs || { echo "site assembly failed"; exit 1; }
+
 echo "== node --test (WASM API, inference, CLI, browser)"
 node_out=$(node --test tests/node/ tests/browser/ 2>&1)
 echo "$node_out" | grep -E '^(not ok|ok) '

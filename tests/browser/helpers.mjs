@@ -1,7 +1,7 @@
 // Headless Chromium (Debian's, driven by playwright-core) against the site
 // served on 127.0.0.1. --enable-unsafe-webgpu gives a SwiftShader WebGPU
 // adapter: right for correctness, meaningless for speed.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { buildSite } from '../../tools/site.mjs';
@@ -16,14 +16,17 @@ export const CHROMIUM_ARGS = [
   '--no-first-run', '--disable-quic', '--no-sandbox',
 ];
 
-let siteDir = null;
+// tools/test.sh assembles build/site before the tests run (test files run in
+// parallel, so they must not rebuild it); run alone, a test builds it once.
+const siteDir = join(root, 'build/site');
 export function site() {
-  siteDir ??= buildSite();
+  if (!existsSync(join(siteDir, 'index.html'))) buildSite(siteDir);
   return siteDir;
 }
 
-export async function startServer(port = 0) {
-  return serve([['/', site()], ['/tests/', join(root, 'tests/browser/pages')]], { port });
+// extraMounts: e.g. [['/config.json', file]] to run the page with another config.
+export async function startServer(port = 0, extraMounts = []) {
+  return serve([['/', site()], ['/tests/', join(root, 'tests/browser/pages')], ...extraMounts], { port });
 }
 
 export async function launch(options = {}) {

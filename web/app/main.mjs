@@ -1,0 +1,277 @@
+// The demo page: loads the engine, keeps databases in IndexedDB, stores the
+// knowledge base with progress, searches with a live threshold, and draws
+// the query's tokens and embedding next to the best match.
+import { createEngine } from '../vesper-engine.mjs';
+import { drawComparison } from './embedding-view.mjs';
+import { friendlyStorageError, storage } from './storage.mjs';
+
+const $ = (id) => document.getElementById(id);
+const state = { engine: null, last: null, meta: new Map(), storing: null, thresholdTouched: false };
+
+function setStatus(text, fraction = null) {
+  $('status-text').textContent = text;
+  const bar = $('load-progress');
+  bar.hidden = fraction === null;
+  if (fraction !== null) bar.value = fraction;
+}
+
+function showNotice(text) {
+  $('notice').hidden = !text;
+  $('notice').textContent = text ?? '';
+}
+
+function escapeHtml(s) {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
+}
+
+// Marks the query's words in a passage, case- and accent-insensitively:
+// whole words for alphabetic scripts, any occurrence for CJK.
+function highlight(text, query) {
+  const fold = (s) => s.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+  const html = escapeHtml(text);
+  const folded = fold(html);
+  if (folded.length !== html.length) return html; // folding changed offsets: show it plain
+  const words = [...new Set(fold(query).match(/\p{Script=Han}{2,}|[\p{L}\p{N}]{3,}/gu) ?? [])];
+  const isWord = (c) => c !== undefined && /[\p{L}\p{N}]/u.test(c);
+  const marks = [];
+  for (const w of words) {
+    const cjk = /\p{Script=Han}/u.test(w);
+    for (let i = folded.indexOf(w); i >= 0; i = folded.indexOf(w, i + 1)) {
+      if (cjk || (!isWord(folded[i - 1]) && !isWord(folded[i + w.length]))) marks.push([i, i + w.length]);
+    }
+  }
+  marks.sort((a, b) => a[0] - b[0]);
+  let out = '';
+  let at = 0;
+  for (const [a, b] of marks) {
+    if (a < at) continue;
+    out += `${html.slice(at, a)}<mark>${html.slice(a, b)}</mark>`;
+    at = b;
+  }
+  return out + html.slice(at);
+}
+
+function renderDatabases() {
+  const tbody = $('db-table').querySelector('tbody');
+  const select = $('db-select');
+  const current = select.value;
+  tbody.innerHTML = '';
+  select.innerHTML = '';
+  for (const [name, meta] of state.meta) {
+    const tr = document.createElement('tr');
+    tr.innerHTML = `<td>${escapeHtml(name)}</td><td>${meta.chunks}</td><td>${escapeHtml(meta.model ?? 'lexical only')}</td><td>${new Date(meta.created).toLocaleString()}</td>
+      <td><button type="button" class="secondary" data-export="${escapeHtml(name)}">Export</button> <button type="button" class="secondary" data-delete="${escapeHtml(name)}">Delete</button></td>`;
+    tbody.append(tr);
+    select.append(new Option(name, name));
+  }
+  if (state.meta.has(current)) select.value = current;
+}
+
+async function persist(name, bytes) {
+  const db = state.engine.require(name);
+  const meta = { name, bytes, model: db.model?.id ?? null, chunks: db.size, created: Date.now() };
+  state.meta.set(name, meta);
+  renderDatabases();
+  try {
+    await storage.put(meta);
+  } catch (err) {
+    $('store-status').textContent = friendlyStorageError(err);
+    $('store-status').classList.add('error');
+  }
+}
+
+async function store() {
+  const name = $('db-name').value.trim();
+  const text = $('kb-text').value;
+  const status = $('store-status');
+  status.classList.remove('error');
+  if (!name) {
+    status.textContent = 'Give the database a name first.';
+    return;
+  }
+  const controller = new AbortController();
+  state.storing = controller;
+  $('store').disabled = true;
+  $('cancel-store').hidden = false;
+  const bar = $('store-progress');
+  bar.hidden = false;
+  bar.value = 0;
+  try {
+    const db = await state.engine.store(name, [{ source: `${name}.txt`, text }], {
+      signal: controller.signal,
+      onProgress: ({ done, total }) => {
+        bar.value = done / total;
+        status.textContent = `Storing ${done} / ${total} passages...`;
+      },
+    });
+    await persist(name, state.engine.exportPack(name));
+    status.textContent = `Stored ${db.size} passages in '${name}'.`;
+    $('db-select').value = name;
+    search();
+  } catch (err) {
+    status.textContent = err.code === 'cancelled' ? 'Cancelled: nothing was changed.' : `Could not store: ${err.message}`;
+    status.classList.toggle('error', err.code !== 'cancelled');
+  } finally {
+    state.storing = null;
+    $('store').disabled = false;
+    $('cancel-store').hidden = true;
+    bar.hidden = true;
+  }
+}
+
+async function importPack(file) {
+  const status = $('store-status');
+  status.classList.remove('error');
+  try {
+    const names = state.engine.loadPack(new Uint8Array(await file.arrayBuffer()));
+    for (const n of names) await persist(n, state.engine.exportPack(n));
+    status.textContent = `Imported ${names.join(', ')} from ${file.name}.`;
+  } catch (err) {
+    status.textContent = `Could not import ${file.name}: ${err.message}`;
+    status.classList.add('error');
+  }
+}
+
+function exportPack(name) {
+  const blob = new Blob([state.engine.exportPack(name)], { type: 'application/octet-stream' });
+  const a = document.createElement('a');
+  a.href = URL.createObjectURL(blob);
+  a.download = `${name}.pack`;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(a.href), 1000);
+}
+
+async function removeDatabase(name) {
+  state.engine.remove(name);
+  state.meta.delete(name);
+  await storage.remove(name).catch(() => {});
+  renderDatabases();
+  search();
+}
+
+function setThreshold(value) {
+  $('threshold').value = String(value);
+  $('threshold-value').textContent = Number(value).toFixed(2);
+}
+
+function renderResults() {
+  const list = $('results');
+  list.innerHTML = '';
+  const r = state.last;
+  if (!r) return;
+  const threshold = Number($('threshold').value);
+  const shown = r.results.filter((x) => x.score >= threshold);
+  for (const x of shown) {
+    const li = document.createElement('li');
+    li.id = `chunk-${x.id}`;
+    const trail = x.title.length ? x.title.join(' › ') : x.source;
+    li.innerHTML = `<div class="meta"><strong>${x.score.toFixed(3)}</strong> · ${escapeHtml(trail)} · ${escapeHtml(x.signals.join(' + '))}</div><div>${highlight(x.text.slice(0, 600), r.queryText)}</div>`;
+    list.append(li);
+  }
+  if (!shown.length) list.innerHTML = `<li class="hint">No passage scores above ${threshold.toFixed(2)}.</li>`;
+  // Results are ranked by fused score; the comparison shows the closest vector.
+  const best = shown.reduce((a, x) => (!a || x.score > a.score ? x : a), null);
+  $('best-score').textContent = best && r.query.vector ? best.score.toFixed(4) : '–';
+  if (best && r.query.vector) {
+    const match = state.engine.require(r.db).vector(best.id);
+    drawComparison({ query: Array.from(r.query.vector), match: Array.from(match), canvases: { query: $('query-strip'), match: $('match-strip'), diff: $('diff-strip') } });
+  }
+}
+
+let pending = 0;
+async function search() {
+  const text = $('query').value;
+  const db = $('db-select').value;
+  if (!text.trim() || !db) return;
+  const ticket = ++pending;
+  try {
+    // Fetch everything above 0, so moving the slider only re-filters.
+    const r = await state.engine.search(db, text, { k: 20, threshold: 0, mode: $('hybrid').checked ? 'hybrid' : 'vector' });
+    if (ticket !== pending) return;
+    state.last = { ...r, db, queryText: text };
+    if (!state.thresholdTouched) setThreshold(state.engine.defaultThreshold(db));
+    const t = r.timings;
+    $('timings').textContent = `tokenize ${t.tokenizeMs.toFixed(1)} ms · embed ${t.embedMs.toFixed(1)} ms · search ${t.searchMs.toFixed(1)} ms`;
+    $('pieces').innerHTML = r.query.pieces.map((p) => `<span>${escapeHtml(p)}</span>`).join('');
+    $('token-ids').textContent = `[${Array.from(r.query.ids).join(', ')}]`;
+    renderResults();
+  } catch (err) {
+    $('results').innerHTML = `<li class="error">${escapeHtml(err.message)}</li>`;
+  }
+}
+
+async function loadDefaultKnowledgeBase(config) {
+  const texts = await Promise.all(config.knowledgeBase.files.map(async (f) => (await fetch(f)).text()));
+  $('kb-text').value = texts.join('\n\n');
+  $('db-name').value = config.knowledgeBase.name;
+}
+
+async function main() {
+  const config = await (await fetch('config.json')).json();
+  const totals = new Map();
+  state.engine = await createEngine({
+    model: config.model,
+    onProgress: ({ label, done, total }) => {
+      totals.set(label, [done, total]);
+      const [d, t] = [...totals.values()].reduce(([a, b], [x, y]) => [a + x, b + y], [0, 0]);
+      setStatus(`Loading models... ${label} ${(d / 1e6).toFixed(1)} MB`, t ? d / t : null);
+    },
+  });
+  showNotice(state.engine.notice);
+  const e = state.engine;
+  setStatus(e.model ? `Ready: ${e.model.id} on ${e.backend.name} (${e.backend.reason}); loaded in ${e.loadMs.toFixed(0)} ms` : `Ready (lexical search); loaded in ${e.loadMs.toFixed(0)} ms`);
+  $('footer').textContent = `Vector search with vesper${e.model ? ` using ${e.model.id} on ${e.backend.name}` : ''}: C++ compiled to WebAssembly.`;
+  await loadDefaultKnowledgeBase(config);
+
+  for (const rec of await storage.list().catch(() => [])) {
+    try {
+      e.loadPack(rec.bytes);
+      state.meta.set(rec.name, rec);
+    } catch (err) {
+      showNotice(`Database '${rec.name}' could not be loaded (${err.message}); it is kept in storage untouched.`);
+    }
+  }
+  if (!state.meta.size && config.defaultPack) {
+    try {
+      const bytes = new Uint8Array(await (await fetch(config.defaultPack)).arrayBuffer());
+      for (const n of e.loadPack(bytes)) await persist(n, e.exportPack(n));
+    } catch {
+      // No prebuilt pack for this model: the Store button builds one.
+    }
+  }
+  renderDatabases();
+
+  $('store').addEventListener('click', store);
+  $('cancel-store').addEventListener('click', () => state.storing?.abort());
+  $('query').addEventListener('input', () => search());
+  $('db-select').addEventListener('change', () => search());
+  $('hybrid').addEventListener('change', () => search());
+  $('threshold').addEventListener('input', () => {
+    state.thresholdTouched = true;
+    setThreshold($('threshold').value);
+    renderResults();
+  });
+  $('db-table').addEventListener('click', (ev) => {
+    const b = ev.target.closest('button');
+    if (b?.dataset.delete) removeDatabase(b.dataset.delete);
+    if (b?.dataset.export) exportPack(b.dataset.export);
+  });
+  $('import-file').addEventListener('change', (ev) => ev.target.files[0] && importPack(ev.target.files[0]));
+  const zone = document.body;
+  zone.addEventListener('dragover', (ev) => {
+    ev.preventDefault();
+    $('import-zone').classList.add('drag');
+  });
+  zone.addEventListener('drop', (ev) => {
+    ev.preventDefault();
+    $('import-zone').classList.remove('drag');
+    const f = ev.dataTransfer.files[0];
+    if (f) importPack(f);
+  });
+  document.body.dataset.ready = 'true';
+}
+
+main().catch((err) => {
+  setStatus(`vesper could not start: ${err.message}`);
+  $('status-text').classList.add('error');
+});

@@ -1,0 +1,142 @@
+// The site author's API: an engine over the WASM core, optionally with an
+// embedding model, that stores knowledge bases as collections and searches
+// them. Progress and errors are events/exceptions, not log lines.
+//
+//   const engine = await createEngine({ model: 'models/test/static-tiny/', onProgress });
+//   await engine.store('notes', [{ source: 'a.md', text }], { onProgress });
+//   const { results } = await engine.search('notes', 'question');
+import { loadCore } from './wasm/vesper.mjs';
+import { createBrowserEmbedder, urlReader } from './engine/backend.mjs';
+
+const here = new URL('./', import.meta.url);
+
+async function fetchWithProgress(url, label, onProgress) {
+  const read = urlReader(new URL('./', url), { onBytes: (p) => onProgress?.({ stage: 'download', label, done: p.done, total: p.total }) });
+  return read(url.pathname.split('/').pop());
+}
+
+export async function createEngine({ model = null, onProgress = null, preferWebGPU = true } = {}) {
+  const t0 = performance.now();
+  const wasmBinary = await fetchWithProgress(new URL('wasm/vesper_core.wasm', here), 'vesper core', onProgress);
+  const core = await loadCore({ wasmBinary });
+  let embedder = null;
+  let backend = null;
+  let notice = null;
+  if (model) {
+    try {
+      const base = new URL(model.endsWith('/') ? model : `${model}/`, here);
+      const manifest = await (await fetch(new URL('manifest.json', base))).json();
+      const readFile = urlReader(base, { onBytes: (p) => onProgress?.({ stage: 'download', label: `${manifest.id}: ${p.path}`, done: p.done, total: p.total }) });
+      let ort = null;
+      if (manifest.kind !== 'static') {
+        ort = await import(new URL(`ort/${preferWebGPU && navigator.gpu ? 'ort.webgpu.min.mjs' : 'ort.wasm.min.mjs'}`, here).href);
+        ort.env.logLevel = 'error';
+      }
+      const chosen = await createBrowserEmbedder({ core, ort, manifest, readFile, preferWebGPU });
+      embedder = chosen.embedder;
+      backend = { name: chosen.backend, reason: chosen.reason };
+    } catch (err) {
+      notice = `The embedding model could not be loaded (${err.message}): search is lexical only.`;
+    }
+  } else {
+    notice = 'No embedding model: search is lexical only.';
+  }
+  const collections = new Map();
+
+  const engine = {
+    core,
+    embedder,
+    backend,
+    notice,
+    loadMs: performance.now() - t0,
+    get model() {
+      return embedder?.info ?? null;
+    },
+    collections,
+
+    // docs: [{ source, text }]. Chunks, embeds and indexes; replaces a
+    // collection of the same name only once everything succeeded.
+    async store(name, docs, { onProgress: progress = null, signal = null } = {}) {
+      const chunks = [];
+      for (const d of docs) chunks.push(...core.chunk(d.source, d.text, {}, embedder?.tokenizer ?? null));
+      if (!chunks.length) throw Object.assign(new Error('the knowledge base is empty: there is nothing to store'), { code: 'empty_input' });
+      const db = core.collection(name, embedder?.info ?? null);
+      try {
+        const batch = 16;
+        for (let i = 0; i < chunks.length; i += batch) {
+          if (signal?.aborted) throw Object.assign(new Error('storing was cancelled'), { code: 'cancelled' });
+          const part = chunks.slice(i, i + batch);
+          let vectors = null;
+          if (embedder) {
+            vectors = (await embedder.embed(part.map((c) => c.text), { kind: 'document', titles: part.map((c) => c.title.join(' > ')) })).vectors;
+          }
+          db.add(part, vectors);
+          progress?.({ done: Math.min(i + batch, chunks.length), total: chunks.length });
+          await new Promise((r) => setTimeout(r, 0)); // let the page paint and cancel
+        }
+      } catch (err) {
+        db.dispose();
+        throw err;
+      }
+      collections.get(name)?.dispose();
+      collections.set(name, db);
+      return db;
+    },
+
+    // Loads every collection of a pack; refused if made by another model.
+    loadPack(bytes) {
+      const loaded = core.loadPack(bytes, embedder?.info ?? null);
+      for (const db of loaded) {
+        collections.get(db.name)?.dispose();
+        collections.set(db.name, db);
+      }
+      return loaded.map((db) => db.name);
+    },
+
+    exportPack(name) {
+      return core.savePack([this.require(name)]);
+    },
+
+    remove(name) {
+      collections.get(name)?.dispose();
+      collections.delete(name);
+    },
+
+    // The threshold a database is searched with unless the user moves it:
+    // the model's calibrated one, or the lexical default.
+    defaultThreshold(name) {
+      return this.require(name).model ? embedder?.manifest.threshold ?? 0.35 : 0.1;
+    },
+
+    require(name) {
+      const db = collections.get(name);
+      if (!db) throw Object.assign(new Error(`no database '${name}'`), { code: 'not_found' });
+      return db;
+    },
+
+    // Resolves to { results, query: { pieces, ids, length, vector }, timings }.
+    async search(name, text, { k = 10, threshold = null, mode = 'hybrid', padTo = 64 } = {}) {
+      const db = this.require(name);
+      if (!text.trim()) throw Object.assign(new Error('the query is empty'), { code: 'empty_input' });
+      const timings = {};
+      let t = performance.now();
+      const query = { pieces: [], ids: new Int32Array(0), length: 0, vector: null };
+      if (embedder) {
+        const prompt = core.formatPrompt(embedder.info.queryTemplate, text);
+        const e = embedder.tokenizer.encode(prompt, { padTo });
+        Object.assign(query, { pieces: e.pieces, ids: e.ids, length: e.length });
+      }
+      timings.tokenizeMs = performance.now() - t;
+      t = performance.now();
+      const useVectors = Boolean(db.model && embedder) && mode !== 'lexical';
+      if (useVectors) query.vector = (await embedder.embed([text], { kind: 'query' })).vectors;
+      timings.embedMs = performance.now() - t;
+      t = performance.now();
+      const bar = threshold ?? this.defaultThreshold(name);
+      const results = db.search(text, query.vector, { k, threshold: bar, mode: useVectors ? mode : 'lexical' });
+      timings.searchMs = performance.now() - t;
+      return { results, query, timings, threshold: bar };
+    },
+  };
+  return engine;
+}
