@@ -5,7 +5,8 @@ import { basename, dirname } from 'node:path';
 import { parseArgs, UsageError } from './args.mjs';
 import { loadCore } from './core.mjs';
 import { fetchModel } from './fetch.mjs';
-import { nodeEmbedder, parseModelId, resolveModel } from './models.mjs';
+import { loadTokenizer } from '../../web/engine/embedder.mjs';
+import { fileReader, nodeEmbedder, resolveModel } from './models.mjs';
 import { Progress } from './progress.mjs';
 
 // Lexical-only packs gate on normalised BM25 (see core/lexical/bm25.h).
@@ -162,19 +163,12 @@ async function tokenize(argv) {
   } else {
     // Only the tokenizer is needed: no weights have to be downloaded for this.
     const { manifest, dir } = resolveModel(options.model);
-    const t = manifest.tokenizer;
-    const file = `${dir}/${t.file}`;
-    let bytes;
     try {
-      bytes = readFileSync(file);
-    } catch {
-      throw new Error(`tokenizer ${file} is missing: ${t.build ? 'run tools/build.sh (it builds it)' : `run 'tools/vesper fetch-model ${manifest.id}'`}`);
+      tok = await loadTokenizer(core, manifest, fileReader(dir, manifest));
+    } catch (err) {
+      if (err.code !== 'not_found' || !manifest.tokenizer.build) throw err;
+      throw new Error(`${err.message.replace(/: download it.*$/, '')}: run tools/build.sh, which builds it`);
     }
-    if (t.convert || t.file.endsWith('.json')) {
-      const { convertTokenizerJson } = await import('../../web/engine/tokenizer-convert.mjs');
-      bytes = convertTokenizerJson(JSON.parse(bytes.toString('utf8'))).bytes;
-    }
-    tok = core.tokenizer(bytes, { addBos: t.addBos, addEos: t.addEos, bosId: t.bosId ?? -1, eosId: t.eosId ?? -1, padId: t.padId ?? -1 });
   }
   const e = tok.encode(positionals[0], { addSpecial: options.special !== false });
   if (options.json) {

@@ -15,7 +15,9 @@ export class EmbedError extends Error {
   }
 }
 
-async function loadTokenizer(core, manifest, readFile) {
+// The model's tokenizer with its special-token policy; a tokenizer.json is
+// converted to a SentencePiece model on the way.
+export async function loadTokenizer(core, manifest, readFile) {
   const t = manifest.tokenizer;
   let bytes = await readFile(t.file);
   if (t.convert || t.file.endsWith('.json')) {
