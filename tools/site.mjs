@@ -3,7 +3,9 @@
 // Runtime Web's browser files, the models and the default packs. Everything
 // the page needs is served from this one folder: no CDN.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { join } from 'node:path';
 import { repoRoot } from './cli/core.mjs';
 
@@ -34,7 +36,28 @@ export function buildSite(out = join(repoRoot, 'build/site')) {
     if (config.model) args.push('--model', join(repoRoot, config.model));
     execFileSync(join(repoRoot, 'tools/vesper'), args, { stdio: ['ignore', 'ignore', 'inherit'] });
   }
+  writeServiceWorker(out, config);
   return out;
+}
+
+function filesUnder(dir) {
+  return readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? filesUnder(join(dir, f)) : [join(dir, f)]));
+}
+
+// The service worker precaches what the page needs at first paint and for
+// its configured model; its version changes whenever any of those changes.
+function writeServiceWorker(out, config) {
+  const roots = ['index.html', 'styles.css', 'config.json', 'vesper-engine.mjs', 'app', 'engine', 'wasm', 'kb'];
+  if (config.defaultPack) roots.push(config.defaultPack);
+  if (config.model) roots.push(config.model);
+  const files = roots.flatMap((r) => (statSync(join(out, r)).isDirectory() ? filesUnder(join(out, r)) : [join(out, r)]));
+  const hash = createHash('sha256');
+  for (const f of files) hash.update(relative(out, f)).update(readFileSync(f));
+  const urls = ['./', ...files.map((f) => `./${relative(out, f)}`)];
+  const sw = readFileSync(join(out, 'sw.js'), 'utf8')
+    .replace('__VESPER_BUILD__', hash.digest('hex').slice(0, 16))
+    .replace('__VESPER_PRECACHE__', JSON.stringify(urls));
+  writeFileSync(join(out, 'sw.js'), sw);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

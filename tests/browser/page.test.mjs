@@ -96,7 +96,7 @@ test('with a model: store with progress, embedding comparison, export, import, d
   assert.equal(readFileSync(packPath).subarray(0, 8).toString(), 'VESPERPK');
 
   await page.click('button[data-delete="notes"]');
-  assert.doesNotMatch(await page.textContent('#db-table'), /notes/);
+  await page.waitForFunction(() => !document.getElementById('db-table').textContent.includes('notes'));
   await page.setInputFiles('#import-file', packPath);
   await page.waitForFunction(() => /Imported notes/.test(document.getElementById('store-status').textContent));
   assert.match(await page.textContent('#db-table'), /notes/);
@@ -111,4 +111,60 @@ test('with a model: store with progress, embedding comparison, export, import, d
   assert.match(await page.textContent('#db-table'), /notes/, 'kept across a browser restart');
   await context.close();
   assert.deepEqual(errors, []);
+});
+
+test('offline: after one visit the page loads and searches with the network off', { timeout: 180_000 }, async () => {
+  const profile = mkdtempSync(join(tmpdir(), 'vesper-offline-'));
+  const context = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, viewport: { width: 1200, height: 1200 } });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const errors = watchConsole(page);
+  await page.goto(urlOf(lexical, '/'));
+  await ready(page);
+  await page.waitForFunction(() => navigator.serviceWorker?.controller != null, null, { timeout: 60_000 });
+  await context.setOffline(true);
+  await page.reload();
+  await ready(page);
+  await page.fill('#query', 'micrograd Value backward');
+  await page.waitForFunction(() => document.querySelectorAll('#results li:not(.hint)').length > 0);
+  assert.match(await page.textContent('#results'), /micrograd|Value/);
+  await page.screenshot({ path: join(artifacts, 'page-offline.png') });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a model that fails to load falls back to lexical search, with a notice', { timeout: 120_000 }, async () => {
+  const config = JSON.parse(readFileSync(join(site(), 'config.json'), 'utf8'));
+  const broken = join(mkdtempSync(join(tmpdir(), 'vesper-config-')), 'config.json');
+  writeFileSync(broken, JSON.stringify({ ...config, model: 'models/not-there/' }));
+  const server = await startServer(0, [['/config.json', broken]]);
+  const browser = await launch();
+  const page = await browser.newPage();
+  await page.goto(urlOf(server, '/'));
+  await ready(page);
+  assert.match(await page.textContent('#notice'), /embedding model could not be loaded .*lexical only/);
+  await page.fill('#query', 'HydraNet');
+  await page.waitForFunction(() => document.querySelectorAll('#results li:not(.hint)').length > 0);
+  await browser.close();
+  server.close();
+});
+
+test('usable at 360 px wide and by keyboard alone', { timeout: 120_000 }, async () => {
+  const browser = await launch();
+  const page = await browser.newPage({ viewport: { width: 360, height: 800 } });
+  await page.goto(urlOf(lexical, '/'));
+  await ready(page);
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `page is ${overflow}px wider than the viewport`);
+  // Every control has a label.
+  const unlabelled = await page.$$eval('input, select, textarea', (els) =>
+    els.filter((e) => !e.labels?.length && !e.getAttribute('aria-label') && e.type !== 'checkbox').map((e) => e.id));
+  assert.deepEqual(unlabelled, []);
+  // Tab to the query box and type: the search runs without a mouse.
+  await page.focus('#kb-text');
+  for (let i = 0; i < 30 && (await page.evaluate(() => document.activeElement.id)) !== 'query'; i++) await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.id), 'query');
+  await page.keyboard.type('Software 2.0');
+  await page.waitForFunction(() => document.querySelectorAll('#results li:not(.hint)').length > 0);
+  await page.screenshot({ path: join(artifacts, 'page-360px.png'), fullPage: false });
+  await browser.close();
 });

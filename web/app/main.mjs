@@ -207,6 +207,9 @@ async function loadDefaultKnowledgeBase(config) {
 }
 
 async function main() {
+  // Offline after the first visit (web/sw.js). Failing to register only
+  // costs the offline mode.
+  navigator.serviceWorker?.register('sw.js').catch(() => {});
   const config = await (await fetch('config.json')).json();
   const totals = new Map();
   state.engine = await createEngine({
