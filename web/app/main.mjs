@@ -271,6 +271,7 @@ async function main() {
     const f = ev.dataTransfer.files[0];
     if (f) importPack(f);
   });
+  window.vesperEngine = e; // for tests and the console
   document.body.dataset.ready = 'true';
 }
 

@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+// Cold load to first result for the demo page in headless Chromium (WASM EP,
+// no WebGPU), plus per-query stage timings. Prints JSON.
+//   node tools/bench/page-timing.mjs [--model models/test/tiny-gemma/] [--runs 5]
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { repoRoot } from '../cli/core.mjs';
+import { serve } from '../serve.mjs';
+import { buildSite } from '../site.mjs';
+
+const args = process.argv.slice(2);
+const model = args.includes('--model') ? args[args.indexOf('--model') + 1] : null;
+const runs = args.includes('--runs') ? Number(args[args.indexOf('--runs') + 1]) : 5;
+const site = join(repoRoot, 'build/site');
+buildSite(site);
+const mounts = [['/', site]];
+if (model) {
+  const dir = mkdtempSync(join(tmpdir(), 'vesper-bench-'));
+  const pack = join(dir, 'kb.pack');
+  const kb = JSON.parse(readFileSync(join(site, 'config.json'), 'utf8'));
+  execFileSync(join(repoRoot, 'tools/vesper'), ['build', ...kb.knowledgeBase.files.map((f) => join(repoRoot, 'web', f)), '--db', 'karpathy', '--model', join(repoRoot, model), '--out', pack], { stdio: 'ignore' });
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...kb, model, defaultPack: 'packs/kb.pack' }));
+  mounts.push(['/config.json', join(dir, 'config.json')], ['/packs/kb.pack', pack]);
+}
+const server = await serve(mounts);
+const url = `http://127.0.0.1:${server.address().port}/`;
+const queries = ['Why did Tesla bet on cameras instead of LiDAR?', 'O que é Software 2.0?', '什么是从零构建', 'How do I start learning deep learning?'];
+const cold = [];
+const perQuery = [];
+for (let r = 0; r < runs; r++) {
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-background-networking'] });
+  const page = await browser.newPage(); // a fresh profile: nothing cached
+  const t0 = Date.now();
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready=true]', { timeout: 120_000 });
+  await page.fill('#query', queries[0]);
+  await page.waitForFunction(() => document.querySelectorAll('#results li:not(.hint)').length > 0, null, { timeout: 60_000 });
+  cold.push(Date.now() - t0);
+  for (const q of queries) {
+    const t = await page.evaluate(async (q) => {
+      const t1 = performance.now();
+      const { timings } = await window.vesperEngine.search('karpathy', q, { k: 10 });
+      return { ...timings, totalMs: performance.now() - t1 };
+    }, q);
+    perQuery.push(t);
+  }
+  await browser.close();
+}
+server.close();
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const stages = ['tokenizeMs', 'embedMs', 'searchMs', 'totalMs'];
+const result = {
+  model: model ?? 'none (lexical)',
+  runs,
+  coldLoadToFirstResultMs: { median: median(cold), all: cold },
+  perQueryMedianMs: Object.fromEntries(stages.map((s) => [s, Number(median(perQuery.map((q) => q[s])).toFixed(2))])),
+};
+process.stdout.write(JSON.stringify(result) + '\n');

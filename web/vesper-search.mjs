@@ -1,0 +1,109 @@
+// <vesper-search>: a search box over a prebuilt pack, for static sites.
+//
+//   <script type="module" src="vesper/vesper-search.mjs"></script>
+//   <vesper-search src="kb.pack" model="models/default/" k="5"></vesper-search>
+//
+// Attributes: src (pack URL, required), db (collection name, default: the
+// pack's first), model (model folder; omit for lexical packs), k, threshold,
+// placeholder. Events: vesper-ready, vesper-results ({ detail: { query,
+// results } }), vesper-error ({ detail: { message } }). The engine and the
+// model load once per page and are shared by every element.
+import { createEngine } from './vesper-engine.mjs';
+
+const engines = new Map();
+function engineFor(model) {
+  if (!engines.has(model)) engines.set(model, createEngine({ model: model || null }));
+  return engines.get(model);
+}
+
+const STYLE = `
+  :host { display: block; font: inherit; }
+  input { width: 100%; box-sizing: border-box; font: inherit; padding: .5rem; border: 1px solid #aab; border-radius: 6px; }
+  input:focus-visible { outline: 3px solid #f59f00; }
+  ol { padding-left: 1.2rem; }
+  li { margin: .5rem 0; }
+  .meta { color: #5c6370; font-size: .85em; }
+  .status { color: #5c6370; font-size: .9em; }
+  .error { color: #c92a2a; }
+`;
+
+class VesperSearch extends HTMLElement {
+  static observedAttributes = ['src', 'model', 'db'];
+
+  constructor() {
+    super();
+    const root = this.attachShadow({ mode: 'open' });
+    root.innerHTML = `<style>${STYLE}</style>
+      <label part="label"><span class="status" role="status" aria-live="polite">Loading search...</span>
+      <input type="search" part="input" aria-label="Search" disabled></label>
+      <ol part="results" aria-live="polite"></ol>`;
+    this.input = root.querySelector('input');
+    this.status = root.querySelector('.status');
+    this.list = root.querySelector('ol');
+    this.input.addEventListener('input', () => this.search(this.input.value));
+  }
+
+  connectedCallback() {
+    this.load();
+  }
+
+  attributeChangedCallback() {
+    if (this.isConnected) this.load();
+  }
+
+  async load() {
+    const src = this.getAttribute('src');
+    if (!src) return this.fail('vesper-search needs a src attribute (a .pack URL)');
+    try {
+      const engine = await engineFor(this.getAttribute('model') ?? '');
+      const res = await fetch(new URL(src, document.baseURI));
+      if (!res.ok) throw new Error(`${src}: HTTP ${res.status}`);
+      const names = engine.loadPack(new Uint8Array(await res.arrayBuffer()));
+      this.engine = engine;
+      this.db = this.getAttribute('db') ?? names[0];
+      this.input.placeholder = this.getAttribute('placeholder') ?? 'Search';
+      this.input.disabled = false;
+      this.status.textContent = engine.notice ?? '';
+      this.dispatchEvent(new CustomEvent('vesper-ready', { detail: { databases: names, model: engine.model } }));
+    } catch (err) {
+      this.fail(err.message);
+    }
+  }
+
+  fail(message) {
+    this.status.textContent = message;
+    this.status.classList.add('error');
+    this.dispatchEvent(new CustomEvent('vesper-error', { detail: { message } }));
+  }
+
+  async search(query) {
+    if (!this.engine || !query.trim()) {
+      this.list.replaceChildren();
+      return;
+    }
+    const ticket = (this.ticket = (this.ticket ?? 0) + 1);
+    try {
+      const threshold = this.hasAttribute('threshold') ? Number(this.getAttribute('threshold')) : null;
+      const { results } = await this.engine.search(this.db, query, { k: Number(this.getAttribute('k') ?? 5), threshold });
+      if (ticket !== this.ticket) return;
+      this.list.replaceChildren(
+        ...results.map((r) => {
+          const li = document.createElement('li');
+          const meta = document.createElement('div');
+          meta.className = 'meta';
+          meta.textContent = `${r.score.toFixed(2)} · ${r.title.join(' › ') || r.source}`;
+          const text = document.createElement('div');
+          text.textContent = r.text.length > 300 ? `${r.text.slice(0, 300)}…` : r.text;
+          li.append(meta, text);
+          return li;
+        }),
+      );
+      this.status.textContent = results.length ? '' : 'No passage matches well enough.';
+      this.dispatchEvent(new CustomEvent('vesper-results', { detail: { query, results } }));
+    } catch (err) {
+      this.fail(err.message);
+    }
+  }
+}
+
+customElements.define('vesper-search', VesperSearch);
