@@ -168,3 +168,63 @@ test('usable at 360 px wide and by keyboard alone', { timeout: 120_000 }, async 
   await page.screenshot({ path: join(artifacts, 'page-360px.png'), fullPage: false });
   await browser.close();
 });
+
+test('a full storage quota is reported and loses nothing; cancel stores nothing; drop imports', { timeout: 180_000 }, async () => {
+  const profile = mkdtempSync(join(tmpdir(), 'vesper-quota-'));
+  const open = async () => {
+    const context = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    const page = context.pages()[0] ?? (await context.newPage());
+    await page.goto(urlOf(lexical, '/'));
+    await ready(page);
+    return { context, page };
+  };
+  let { context, page } = await open();
+  const tableHas = (name) => page.$eval('#db-table', (t, n) => t.textContent.includes(n), name);
+
+  await page.fill('#kb-text', 'First database.\n\nIt has two paragraphs about gradient descent.');
+  await page.fill('#db-name', 'kept');
+  await page.click('#store');
+  await page.waitForFunction(() => /Stored \d+ passages in 'kept'/.test(document.getElementById('store-status').textContent));
+
+  // The next write hits a full quota.
+  await page.evaluate(() => {
+    window.realPut = IDBObjectStore.prototype.put;
+    IDBObjectStore.prototype.put = function () {
+      throw new DOMException('The quota has been exceeded.', 'QuotaExceededError');
+    };
+  });
+  await page.fill('#kb-text', 'Second database that will not fit.');
+  await page.fill('#db-name', 'too-big');
+  await page.click('#store');
+  await page.waitForFunction(() => /quota is full/.test(document.getElementById('store-status').textContent));
+  assert.match(await page.getAttribute('#store-status', 'class'), /error/);
+  await page.evaluate(() => {
+    IDBObjectStore.prototype.put = window.realPut;
+  });
+
+  // Cancel during a store: nothing changes.
+  await page.fill('#kb-text', Array.from({ length: 400 }, (_, i) => `Paragraph ${i} about tokenization and BPE merges.`).join('\n\n'));
+  await page.fill('#db-name', 'cancelled');
+  // Cancel right after the first batch, as a person pressing Cancel would.
+  await page.evaluate(() => {
+    document.getElementById('store').click();
+    document.getElementById('cancel-store').click();
+  });
+  await page.waitForFunction(() => /Cancelled: nothing was changed/.test(document.getElementById('store-status').textContent));
+  assert.ok(!(await tableHas('cancelled')));
+
+  // Drag and drop a pack file onto the page.
+  const pack = await page.evaluate(() => Array.from(window.vesperEngine.exportPack('kept')));
+  await page.evaluate(async (bytes) => {
+    const dt = new DataTransfer();
+    dt.items.add(new File([new Uint8Array(bytes)], 'dropped.pack'));
+    document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, pack);
+  await page.waitForFunction(() => /Imported kept from dropped.pack/.test(document.getElementById('store-status').textContent));
+  await context.close();
+
+  ({ context, page } = await open());
+  assert.ok(await tableHas('kept'), 'what was stored before the quota error survives');
+  assert.ok(!(await tableHas('too-big')), 'the database that did not fit was not half-written');
+  await context.close();
+});

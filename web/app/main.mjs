@@ -51,6 +51,10 @@ function highlight(text, query) {
   return out + html.slice(at);
 }
 
+function formatBytes(n) {
+  return n < 1e6 ? `${(n / 1e3).toFixed(0)} kB` : `${(n / 1e6).toFixed(1)} MB`;
+}
+
 function renderDatabases() {
   const tbody = $('db-table').querySelector('tbody');
   const select = $('db-select');
@@ -59,7 +63,7 @@ function renderDatabases() {
   select.innerHTML = '';
   for (const [name, meta] of state.meta) {
     const tr = document.createElement('tr');
-    tr.innerHTML = `<td>${escapeHtml(name)}</td><td>${meta.chunks}</td><td>${escapeHtml(meta.model ?? 'lexical only')}</td><td>${new Date(meta.created).toLocaleString()}</td>
+    tr.innerHTML = `<td>${escapeHtml(name)}</td><td>${meta.chunks}</td><td>${formatBytes(meta.bytes.length)}</td><td>${escapeHtml(meta.model ?? 'lexical only')}</td><td>${new Date(meta.created).toLocaleString()}</td>
       <td><button type="button" class="secondary" data-export="${escapeHtml(name)}">Export</button> <button type="button" class="secondary" data-delete="${escapeHtml(name)}">Delete</button></td>`;
     tbody.append(tr);
     select.append(new Option(name, name));
@@ -67,6 +71,8 @@ function renderDatabases() {
   if (state.meta.has(current)) select.value = current;
 }
 
+// Saves a database to IndexedDB; resolves to null, or to the reason it
+// could not be saved (it then stays usable in this tab).
 async function persist(name, bytes) {
   const db = state.engine.require(name);
   const meta = { name, bytes, model: db.model?.id ?? null, chunks: db.size, created: Date.now() };
@@ -74,10 +80,15 @@ async function persist(name, bytes) {
   renderDatabases();
   try {
     await storage.put(meta);
+    return null;
   } catch (err) {
-    $('store-status').textContent = friendlyStorageError(err);
-    $('store-status').classList.add('error');
+    return friendlyStorageError(err);
   }
+}
+
+function report(message, isError = false) {
+  $('store-status').textContent = message;
+  $('store-status').classList.toggle('error', isError);
 }
 
 async function store() {
@@ -104,8 +115,9 @@ async function store() {
         status.textContent = `Storing ${done} / ${total} passages...`;
       },
     });
-    await persist(name, state.engine.exportPack(name));
-    status.textContent = `Stored ${db.size} passages in '${name}'.`;
+    const unsaved = await persist(name, state.engine.exportPack(name));
+    if (unsaved) report(unsaved, true);
+    else report(`Stored ${db.size} passages in '${name}'.`);
     $('db-select').value = name;
     search();
   } catch (err) {
@@ -124,8 +136,11 @@ async function importPack(file) {
   status.classList.remove('error');
   try {
     const names = state.engine.loadPack(new Uint8Array(await file.arrayBuffer()));
-    for (const n of names) await persist(n, state.engine.exportPack(n));
-    status.textContent = `Imported ${names.join(', ')} from ${file.name}.`;
+    const unsaved = [];
+    for (const n of names) unsaved.push(await persist(n, state.engine.exportPack(n)));
+    const problem = unsaved.find(Boolean);
+    if (problem) report(problem, true);
+    else report(`Imported ${names.join(', ')} from ${file.name}.`);
   } catch (err) {
     status.textContent = `Could not import ${file.name}: ${err.message}`;
     status.classList.add('error');
