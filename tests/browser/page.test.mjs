@@ -36,7 +36,13 @@ test('first visit: the default pack is loaded and searchable; the threshold filt
   const browser = await launch();
   const page = await browser.newPage({ viewport: { width: 1200, height: 1400 } });
   const errors = watchConsole(page);
+  // Hold the core's download back a moment, to see the loading state.
+  await page.route('**/wasm/vesper_core.wasm', async (route) => {
+    await new Promise((r) => setTimeout(r, 1500));
+    await route.continue();
+  });
   await page.goto(urlOf(lexical, '/'));
+  assert.match(await page.textContent('#status-text'), /Loading models/);
   await page.screenshot({ path: join(artifacts, 'page-loading.png') });
   await ready(page);
   assert.match(await page.textContent('#status-text'), /Ready/);
