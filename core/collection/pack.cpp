@@ -116,7 +116,10 @@ Bytes SavePack(const std::vector<const Collection*>& collections) {
   return out;
 }
 
-std::vector<Collection> LoadPack(const uint8_t* data, size_t size, const ModelInfo* expected) {
+namespace {
+
+// Parses every section; `finish` builds what search derives from them (BM25).
+std::vector<Collection> ParsePack(const uint8_t* data, size_t size, const ModelInfo* expected, bool finish) {
   uint32_t version;
   std::vector<Section> sections = ReadTable(data, size, version);
   std::vector<Collection> out;
@@ -155,8 +158,14 @@ std::vector<Collection> LoadPack(const uint8_t* data, size_t size, const ModelIn
     }
     if (!r.done()) r.fail("unexpected bytes at the end of the section");
   }
-  for (Collection& c : out) c.FinishLoad();
+  if (finish) for (Collection& c : out) c.FinishLoad();
   return out;
+}
+
+}  // namespace
+
+std::vector<Collection> LoadPack(const uint8_t* data, size_t size, const ModelInfo* expected) {
+  return ParsePack(data, size, expected, true);
 }
 
 PackInfo InspectPack(const uint8_t* data, size_t size) {
@@ -164,7 +173,7 @@ PackInfo InspectPack(const uint8_t* data, size_t size) {
   std::vector<Section> sections = ReadTable(data, size, info.version);
   info.bytes = size;
   for (const Section& s : sections) info.sections.push_back({KindName(s.kind), s.collection, s.offset, s.size});
-  for (const Collection& c : LoadPack(data, size)) {
+  for (const Collection& c : ParsePack(data, size, nullptr, false)) {
     info.collections.push_back({c.name(), c.model(), c.size(), c.uses_hnsw()});
   }
   return info;

@@ -44,7 +44,8 @@ struct PackInfo {
   std::vector<CollectionInfo> collections;
 };
 
-// Validates the whole pack and describes it.
+// Validates the whole pack (checksums and every section's contents) and
+// describes it, without building the indexes a search would need.
 PackInfo InspectPack(const uint8_t* data, size_t size);
 
 }  // namespace vesper

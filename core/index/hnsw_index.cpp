@@ -157,10 +157,10 @@ HnswIndex HnswIndex::Load(ByteReader& r) {
       g.linkLists_[i] = static_cast<char*>(std::malloc(bytes));
       if (!g.linkLists_[i]) throw Error(ErrorCode::kInternal, "out of memory loading HNSW graph");
       std::memcpy(g.linkLists_[i], src, bytes);
-      g.cur_element_count = i + 1;
+      g.cur_element_count = i + 1;  // from here the destructor frees this node's links
       for (uint32_t l = 1; l <= level; ++l) check_links(g.linkLists_[i] + (l - 1) * g.size_links_per_element_);
     }
-    g.cur_element_count = i + 1;
+    g.cur_element_count = i + 1;  // level-0 nodes own no separate allocation
     hnswlib::labeltype label = g.getExternalLabel(static_cast<hnswlib::tableint>(i));
     if (!g.label_lookup_.emplace(label, static_cast<hnswlib::tableint>(i)).second) r.fail("duplicate HNSW label");
     if (g.isMarkedDeleted(static_cast<hnswlib::tableint>(i))) ++g.num_deleted_;
