@@ -21,6 +21,7 @@ done
 if command -v node >/dev/null && [ "$(node -p 'process.versions.node.split(".")[0]')" -ge 18 ]; then
   missing=("${missing[@]/nodejs/}")
 fi
+command -v npm >/dev/null || missing+=(npm)
 
 # The WASM build compiles sentencepiece from `apt-get source`: needs deb-src.
 src_list=/etc/apt/sources.list.d/debian.sources
