@@ -8,13 +8,14 @@
 #include <unordered_set>
 
 #include "core/index/dot.h"
+#include "core/index/dot_kernel.h"
 
 namespace vesper {
 namespace {
 
 #if defined(__EMSCRIPTEN__)
 float SimdInnerProductDistance(const void* a, const void* b, const void* dims) {
-  return 1.f - Dot(static_cast<const float*>(a), static_cast<const float*>(b), *static_cast<const size_t*>(dims));
+  return 1.f - DotKernel(static_cast<const float*>(a), static_cast<const float*>(b), *static_cast<const size_t*>(dims));
 }
 
 class SimdInnerProductSpace : public hnswlib::SpaceInterface<float> {
