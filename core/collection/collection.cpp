@@ -143,7 +143,9 @@ std::vector<SearchResult> Collection::Search(std::string_view query_text, const 
   }
   if (use_lexical && !query_text.empty()) bm25_.Search(query_text, pool, lexical_hits_);
 
-  std::unordered_map<uint32_t, size_t> at;
+  std::unordered_map<uint32_t, size_t>& at = fused_at_;
+  at.clear();  // keeps its buckets: no rehashing once warmed up
+  results.reserve(vector_hits_.size() + lexical_hits_.size());
   auto entry = [&](uint32_t label) -> SearchResult& {
     auto [it, fresh] = at.emplace(label, results.size());
     if (fresh) {
