@@ -7,6 +7,7 @@
 //   const { results } = await engine.search('notes', 'question');
 import { loadCore } from './wasm/vesper.mjs';
 import { createBrowserEmbedder, urlReader } from './engine/backend.mjs';
+import { DEFAULT_THRESHOLD, LEXICAL_THRESHOLD } from './engine/embedder.mjs';
 
 const here = new URL('./', import.meta.url);
 
@@ -105,7 +106,7 @@ export async function createEngine({ model = null, onProgress = null, preferWebG
     // The threshold a database is searched with unless the user moves it:
     // the model's calibrated one, or the lexical default.
     defaultThreshold(name) {
-      return this.require(name).model ? embedder?.manifest.threshold ?? 0.35 : 0.1;
+      return this.require(name).model ? embedder?.manifest.threshold ?? DEFAULT_THRESHOLD : LEXICAL_THRESHOLD;
     },
 
     require(name) {

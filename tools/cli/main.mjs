@@ -5,13 +5,10 @@ import { basename, dirname } from 'node:path';
 import { parseArgs, UsageError } from './args.mjs';
 import { loadCore } from './core.mjs';
 import { fetchModel } from './fetch.mjs';
-import { loadTokenizer } from '../../web/engine/embedder.mjs';
+import { DEFAULT_THRESHOLD, LEXICAL_THRESHOLD, loadTokenizer } from '../../web/engine/embedder.mjs';
 import { fileReader, nodeEmbedder, resolveModel } from './models.mjs';
 import { Progress } from './progress.mjs';
 
-// Lexical-only packs gate on normalised BM25 (see core/lexical/bm25.h).
-export const LEXICAL_THRESHOLD = 0.1;
-export const DEFAULT_THRESHOLD = 0.35;
 
 const USAGE = `usage: vesper <command> [options]
 

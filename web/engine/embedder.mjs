@@ -8,6 +8,12 @@
 //   const { vectors, warnings } = await e.embed(['text'], { kind: 'document', onProgress });
 import { convertTokenizerJson } from './tokenizer-convert.mjs';
 
+// Search thresholds when nothing else says: a model's manifest carries its
+// calibrated one; 0.35 belongs to EmbeddingGemma; lexical packs gate on
+// normalised BM25 (core/lexical/bm25.h), where 0.1 is the default.
+export const DEFAULT_THRESHOLD = 0.35;
+export const LEXICAL_THRESHOLD = 0.1;
+
 export class EmbedError extends Error {
   constructor(code, message) {
     super(message);
