@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's main command: sets up, builds both targets, indexes the
-# default knowledge base (web/kb/karpathy) into build/karpathy.pack, searches
-# it from the command line, then assembles the static site (build/site) and
+# default knowledge base (web/kb/karpathy) with the default model
+# (models/default) into build/karpathy.pack, searches it and asks the persona
+# from the command line, then assembles the static site (build/site) and
 # serves the demo page on http://127.0.0.1:${PORT:-8080}/ until stopped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,6 +16,13 @@ for q in "Why did Tesla bet on cameras instead of LiDAR?" "O que é Software 2.0
   echo
   echo "query: $q"
   ./tools/vesper search build/karpathy.pack "$q" -k 3
+done
+echo
+rm -f build/demo.session.json
+for q in "How do I start learning deep learning?" "Por que a Tesla usa só câmeras?" "退出"; do
+  echo "ask: $q"
+  ./tools/vesper ask build/karpathy.pack "$q" --session build/demo.session.json
+  echo
 done
 
 node tools/site.mjs

@@ -7,6 +7,7 @@ packages=(
   build-essential cmake pkg-config dpkg-dev ca-certificates
   emscripten            # 3.1.6, with a complete prebuilt cache
   libhnswlib-dev        # 0.6.2, header-only, both builds
+  nlohmann-json3-dev    # 3.11, header-only: persona files (both builds)
   libsentencepiece-dev sentencepiece   # native library and spm_train
   catch2                # v2 single header
   chromium              # browser tests (driven by playwright-core)

@@ -33,7 +33,7 @@ export function buildSite(out = join(repoRoot, 'build/site')) {
   if (config.defaultPack) {
     const files = config.knowledgeBase.files.map((f) => join(repoRoot, 'web', f));
     const args = ['build', ...files, '--db', config.knowledgeBase.name, '--out', join(out, config.defaultPack)];
-    if (config.model) args.push('--model', join(repoRoot, config.model));
+    args.push(...(config.model ? ['--model', join(repoRoot, config.model)] : ['--lexical']));
     execFileSync(join(repoRoot, 'tools/vesper'), args, { stdio: ['ignore', 'ignore', 'inherit'] });
   }
   writeServiceWorker(out, config);
@@ -49,8 +49,16 @@ function filesUnder(dir) {
 function writeServiceWorker(out, config) {
   const roots = ['index.html', 'styles.css', 'config.json', 'vesper-engine.mjs', 'app', 'engine', 'wasm', 'kb'];
   if (config.defaultPack) roots.push(config.defaultPack);
-  if (config.model) roots.push(config.model);
-  const files = roots.flatMap((r) => (statSync(join(out, r)).isDirectory() ? filesUnder(join(out, r)) : [join(out, r)]));
+  if (config.model) {
+    // Only the files the page loads: a static model runs its table in the
+    // core, so its ONNX twin (for other runtimes) is not fetched.
+    const dir = config.model.replace(/\/?$/, '/');
+    const manifest = JSON.parse(readFileSync(join(out, dir, 'manifest.json'), 'utf8'));
+    roots.push(`${dir}manifest.json`, `${dir}${manifest.tokenizer.file}`);
+    if (manifest.kind === 'static') roots.push(`${dir}${manifest.static.file}`);
+    else for (const f of manifest.variants[manifest.defaultVariant].files) roots.push(`${dir}${f.path}`);
+  }
+  const files = [...new Set(roots)].flatMap((r) => (statSync(join(out, r)).isDirectory() ? filesUnder(join(out, r)) : [join(out, r)]));
   const hash = createHash('sha256');
   for (const f of files) hash.update(relative(out, f)).update(readFileSync(f));
   const urls = ['./', ...files.map((f) => `./${relative(out, f)}`)];

@@ -17,6 +17,8 @@
 #include "core/embed/pipeline.h"
 #include "core/embed/static_model.h"
 #include "core/index/dot.h"
+#include "core/persona/answer.h"
+#include "core/persona/persona.h"
 #include "core/text/language.h"
 #include "core/tokenizer/tokenizer.h"
 #include "core/util/error.h"
@@ -269,6 +271,7 @@ class JsCollection {
       o.k = static_cast<size_t>(Num(options, "k", o.k));
       o.threshold = static_cast<float>(Num(options, "threshold", o.threshold));
       o.exact = Bool(options, "exact", false);
+      o.lexical_weight = static_cast<float>(Num(options, "lexicalWeight", o.lexical_weight));
       std::string mode = Str(options, "mode", "hybrid");
       if (mode == "vector") o.mode = SearchMode::kVector;
       else if (mode == "lexical") o.mode = SearchMode::kLexical;
@@ -295,6 +298,8 @@ class JsCollection {
       return out;
     });
   }
+
+  const Collection& collection() const { return c_; }
 
   // A view of wasm memory: valid until the next call that may grow memory.
   val VectorView(const std::string& id) const {
@@ -452,6 +457,66 @@ std::string KernelName() { return DotKernelName(); }
 
 }  // namespace
 
+
+// ---- persona ----
+
+class JsPersona {
+ public:
+  static JsPersona* FromJson(const std::string& json) {
+    return Guard([&] { return new JsPersona(Persona::FromJson(json)); });
+  }
+  std::string Name() const { return p_.name(); }
+  std::string Id() const { return p_.id(); }
+  bool UsesBannedWord(const std::string& text) const { return Guard([&] { return p_.UsesBannedWord(text); }); }
+
+  // The question's vector, if any, is in stagingFloats(query_dims). `state` is
+  // { disclaimerShown, inRole, turns }; the reply carries the updated state.
+  val AnswerStaged(const JsCollection& db, const std::string& question, size_t query_dims, val state, val options) const {
+    return Guard([&] {
+      if (query_dims > g_floats.size()) throw Error(ErrorCode::kInvalidArgument, "staged query vector missing");
+      ConversationState st;
+      st.disclaimer_shown = Bool(state, "disclaimerShown", false);
+      st.in_role = Bool(state, "inRole", true);
+      st.turns = static_cast<uint32_t>(Num(state, "turns", 0));
+      AnswerOptions o;
+      o.threshold = static_cast<float>(Num(options, "threshold", o.threshold));
+      o.k = static_cast<size_t>(Num(options, "k", o.k));
+      Answer a = AnswerQuestion(p_, db.collection(), question, query_dims ? g_floats.data() : nullptr, query_dims, st, o);
+      val out = val::object();
+      out.set("answer", a.text);
+      out.set("language", a.language);
+      out.set("kind", std::string(AnswerKindName(a.kind)));
+      out.set("declined", a.declined());
+      out.set("inRole", a.in_role);
+      out.set("disclaimer", a.disclaimer);
+      out.set("passageLanguages", a.passage_languages);
+      val cites = val::array();
+      for (size_t i = 0; i < a.citations.size(); ++i) {
+        const Citation& c = a.citations[i];
+        val o = val::object();
+        o.set("n", i + 1);
+        o.set("id", c.id);
+        o.set("title", ArrayOf(c.title));
+        o.set("source", c.source);
+        o.set("language", c.language);
+        o.set("score", c.score);
+        cites.set(i, o);
+      }
+      out.set("citations", cites);
+      val next = val::object();
+      next.set("disclaimerShown", st.disclaimer_shown);
+      next.set("inRole", st.in_role);
+      next.set("turns", st.turns);
+      out.set("state", next);
+      return out;
+    });
+  }
+
+ private:
+  explicit JsPersona(Persona p) : p_(std::move(p)) {}
+  Persona p_;
+};
+
 EMSCRIPTEN_BINDINGS(vesper) {
   using namespace emscripten;
   function("stagingFloats", &StagingFloats);
@@ -485,6 +550,13 @@ EMSCRIPTEN_BINDINGS(vesper) {
       .function("bosId", &JsTokenizer::BosId)
       .function("eosId", &JsTokenizer::EosId)
       .function("padId", &JsTokenizer::PadId);
+
+  class_<JsPersona>("Persona")
+      .class_function("fromJson", &JsPersona::FromJson, allow_raw_pointers())
+      .function("name", &JsPersona::Name)
+      .function("id", &JsPersona::Id)
+      .function("usesBannedWord", &JsPersona::UsesBannedWord)
+      .function("answerStaged", &JsPersona::AnswerStaged);
 
   class_<JsCollection>("Collection")
       .class_function("create", &JsCollection::Create, allow_raw_pointers())

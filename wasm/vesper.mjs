@@ -113,6 +113,34 @@ class Core {
       },
     };
   }
+
+  // A persona (JSON text or object, format "vesper-persona"); answers from a collection.
+  persona(json) {
+    return new Persona(this, this.m.Persona.fromJson(typeof json === 'string' ? json : JSON.stringify(json)));
+  }
+}
+
+class Persona {
+  constructor(core, raw) {
+    this.core = core;
+    this.raw = raw;
+    this.name = raw.name();
+    this.id = raw.id();
+  }
+  // state: { disclaimerShown, inRole, turns } (omit for a new conversation).
+  // Resolves nothing asynchronously: the question's vector is computed by the
+  // caller's embedder (query prompt), null for lexical collections.
+  // Returns { answer, language, kind, declined, inRole, disclaimer, passageLanguages, citations, state }.
+  answer(collection, question, vector = null, state = {}, options = {}) {
+    const n = this.core._stageFloats(vector);
+    return this.raw.answerStaged(collection.raw, question, n, state ?? {}, options);
+  }
+  usesBannedWord(text) {
+    return this.raw.usesBannedWord(text);
+  }
+  dispose() {
+    this.raw.delete();
+  }
 }
 
 class Tokenizer {

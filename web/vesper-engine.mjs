@@ -138,6 +138,25 @@ export async function createEngine({ model = null, onProgress = null, preferWebG
       timings.searchMs = performance.now() - t;
       return { results, query, timings, threshold: bar };
     },
+
+    // A persona file (JSON text or object) for ask(); validated by the core.
+    loadPersona(json) {
+      this.persona?.dispose();
+      this.persona = core.persona(json);
+      return this.persona;
+    },
+
+    // One turn with the persona over a database. conversation: the state the
+    // previous reply returned ({} for a new one). Resolves to the core's reply:
+    // { answer, language, kind, declined, inRole, disclaimer, citations, state }.
+    async ask(name, question, { conversation = {}, threshold = null } = {}) {
+      if (!this.persona) throw Object.assign(new Error('no persona loaded'), { code: 'invalid_argument' });
+      const db = this.require(name);
+      if (!question.trim()) throw Object.assign(new Error('the question is empty'), { code: 'empty_input' });
+      const vector = db.model && embedder ? (await embedder.embed([question], { kind: 'query' })).vectors : null;
+      return this.persona.answer(db, question, vector, conversation, { threshold: threshold ?? this.defaultThreshold(name) });
+    },
+    persona: null,
   };
   return engine;
 }

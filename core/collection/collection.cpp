@@ -1,5 +1,7 @@
 #include "core/collection/collection.h"
 
+#include "core/text/language.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -133,6 +135,7 @@ std::vector<SearchResult> Collection::Search(std::string_view query_text, const 
 
   vector_hits_.clear();
   lexical_hits_.clear();
+  const std::string query_language = mode == SearchMode::kHybrid ? DetectLanguage(query_text) : std::string();
   const float* q = nullptr;
   if (use_vectors) {
     query_.assign(query_vector, query_vector + query_dims);
@@ -179,9 +182,11 @@ std::vector<SearchResult> Collection::Search(std::string_view query_text, const 
   for (SearchResult& s : results) {
     s.score = use_vectors ? s.vector_score : s.lexical_score;
     if (mode == SearchMode::kHybrid && use_vectors) {
-      s.fused = 0.f;
-      if (s.vector_rank >= 0) s.fused += 1.f / (opt.rrf_k + static_cast<float>(s.vector_rank) + 1.f);
-      if (s.lexical_rank >= 0) s.fused += 1.f / (opt.rrf_k + static_cast<float>(s.lexical_rank) + 1.f);
+      // The cosine plus a share of BM25, but only where query and passage
+      // share a language: across languages BM25 matches nothing but names
+      // and stray tokens, and adding it ranks wrong-language noise up.
+      const bool same = chunks_[s.label].language == query_language;
+      s.fused = s.vector_score + (same ? opt.lexical_weight : opt.cross_lexical_weight) * s.lexical_score;
     } else {
       s.fused = s.score;
     }

@@ -30,14 +30,17 @@ struct SearchOptions {
   size_t k = 10;
   float threshold = 0.35f;  // on cosine when the collection has vectors, else on normalised BM25
   SearchMode mode = SearchMode::kHybrid;
-  float rrf_k = 60.f;        // reciprocal rank fusion constant
+  // Hybrid ranking: cosine + weight x normalised BM25, the weight depending on
+  // whether the passage is in the query's language (see Collection::Search).
+  float lexical_weight = 0.75f;  // chosen on the default model's development queries (models/default/EVAL.md)
+  float cross_lexical_weight = 0.0f;
   bool exact = false;        // bypass HNSW (ground truth, tests)
 };
 
 struct SearchResult {
   uint32_t label = 0;
   float score = 0.f;          // the thresholded similarity (see SearchOptions::threshold)
-  float fused = 0.f;          // the ranking score: RRF in hybrid mode, else equal to score
+  float fused = 0.f;          // the ranking score: cosine + weighted BM25 in hybrid mode, else equal to score
   float vector_score = -1.f;  // cosine, when the collection has vectors
   float lexical_score = 0.f;  // normalised BM25
   int vector_rank = -1;       // rank within each retriever, -1 when it did not find it

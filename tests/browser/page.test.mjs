@@ -8,18 +8,31 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { chromium } from 'playwright-core';
+import { execFileSync } from 'node:child_process';
+import { root as repoRoot } from '../node/helpers.mjs';
 import { CHROMIUM_ARGS, artifacts, launch, site, startServer, urlOf, watchConsole } from './helpers.mjs';
 
-let lexical, modelServer, modelConfig;
+let semantic, lexical, lexicalMounts, modelServer, modelConfig;
 
 before(async () => {
-  lexical = await startServer();
+  // The shipped page: the default model and its prebuilt pack.
+  semantic = await startServer();
   const config = JSON.parse(readFileSync(join(site(), 'config.json'), 'utf8'));
-  modelConfig = join(mkdtempSync(join(tmpdir(), 'vesper-config-')), 'config.json');
+  // The same page with no model: lexical search over a lexical pack.
+  const dir = mkdtempSync(join(tmpdir(), 'vesper-lexical-'));
+  const lexicalPack = join(dir, 'karpathy.pack');
+  execFileSync(join(repoRoot, 'tools/vesper'), ['build', ...config.knowledgeBase.files.map((f) => join(repoRoot, 'web', f)),
+    '--db', config.knowledgeBase.name, '--lexical', '--out', lexicalPack], { stdio: 'ignore' });
+  const lexicalConfig = join(dir, 'config.json');
+  writeFileSync(lexicalConfig, JSON.stringify({ ...config, model: null }));
+  lexicalMounts = [['/config.json', lexicalConfig], [`/${config.defaultPack}`, lexicalPack]];
+  lexical = await startServer(0, lexicalMounts);
+  modelConfig = join(dir, 'model-config.json');
   writeFileSync(modelConfig, JSON.stringify({ ...config, model: 'models/test/static-tiny/', defaultPack: null }));
   modelServer = await startServer(0, [['/config.json', modelConfig]]);
 });
 after(() => {
+  semantic?.close();
   lexical?.close();
   modelServer?.close();
 });
@@ -32,7 +45,7 @@ async function resultCount(page) {
   return page.$$eval('#results li:not(.hint)', (l) => l.length);
 }
 
-test('first visit: the default pack is loaded and searchable; the threshold filters live', { timeout: 120_000 }, async () => {
+test('first visit: the default model and pack are loaded and searchable; the threshold filters live', { timeout: 120_000 }, async () => {
   const browser = await launch();
   const page = await browser.newPage({ viewport: { width: 1200, height: 1400 } });
   const errors = watchConsole(page);
@@ -41,20 +54,23 @@ test('first visit: the default pack is loaded and searchable; the threshold filt
     await new Promise((r) => setTimeout(r, 1500));
     await route.continue();
   });
-  await page.goto(urlOf(lexical, '/'));
+  await page.goto(urlOf(semantic, '/'));
   assert.match(await page.textContent('#status-text'), /Loading models/);
   await page.screenshot({ path: join(artifacts, 'page-loading.png') });
   await ready(page);
-  assert.match(await page.textContent('#status-text'), /Ready/);
-  assert.match(await page.textContent('#notice'), /lexical only/);
+  assert.match(await page.textContent('#status-text'), /Ready: vesper-default on vesper-core/);
+  assert.equal(await page.isVisible('#notice'), false);
   assert.deepEqual(await page.$$eval('#db-select option', (o) => o.map((x) => x.value)), ['karpathy']);
   await page.fill('#query', 'HydraNet backbone heads Tesla');
   await page.waitForFunction(() => document.querySelectorAll('#results li:not(.hint)').length > 0);
   const all = await resultCount(page);
   assert.ok((await page.textContent('#results')).includes('HydraNet'));
+  // The slider starts at the model's calibrated threshold.
+  const manifest = JSON.parse(readFileSync(join(site(), 'models/default/manifest.json'), 'utf8'));
+  assert.equal(Number(await page.inputValue('#threshold')), manifest.threshold);
   assert.ok((await page.$$eval('#results mark', (m) => m.length)) > 0, 'matching terms are highlighted');
   assert.match(await page.textContent('#timings'), /tokenize .* ms · embed .* ms · search .* ms/);
-  await page.screenshot({ path: join(artifacts, 'page-search-lexical.png'), fullPage: true });
+  await page.screenshot({ path: join(artifacts, 'page-search-default-model.png'), fullPage: true });
   await page.$eval('#threshold', (el) => {
     el.value = '0.3';
     el.dispatchEvent(new Event('input'));
@@ -126,6 +142,7 @@ test('offline: after one visit the page loads and searches with the network off'
   const errors = watchConsole(page);
   await page.goto(urlOf(lexical, '/'));
   await ready(page);
+  assert.match(await page.textContent('#notice'), /lexical only/);
   await page.waitForFunction(() => navigator.serviceWorker?.controller != null, null, { timeout: 60_000 });
   await context.setOffline(true);
   await page.reload();
@@ -142,7 +159,7 @@ test('a model that fails to load falls back to lexical search, with a notice', {
   const config = JSON.parse(readFileSync(join(site(), 'config.json'), 'utf8'));
   const broken = join(mkdtempSync(join(tmpdir(), 'vesper-config-')), 'config.json');
   writeFileSync(broken, JSON.stringify({ ...config, model: 'models/not-there/' }));
-  const server = await startServer(0, [['/config.json', broken]]);
+  const server = await startServer(0, [['/config.json', broken], lexicalMounts[1]]);
   const browser = await launch();
   const page = await browser.newPage();
   await page.goto(urlOf(server, '/'));

@@ -1,6 +1,6 @@
 // Command dispatch for tools/vesper. Each command prints human-readable text,
 // or with --json a stable JSON document (see README, "CLI").
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { parseArgs, UsageError } from './args.mjs';
 import { loadCore } from './core.mjs';
@@ -8,14 +8,18 @@ import { fetchModel } from './fetch.mjs';
 import { DEFAULT_THRESHOLD, LEXICAL_THRESHOLD, loadTokenizer } from '../../web/engine/embedder.mjs';
 import { fileReader, nodeEmbedder, resolveModel } from './models.mjs';
 import { Progress } from './progress.mjs';
+import { compilePersona } from './persona-compile.mjs';
 
 
 const USAGE = `usage: vesper <command> [options]
 
-  build FILES... --db NAME [--model ID|DIR] [--dims N] [--vectors float32|int8|binary] --out FILE.pack
-                                              chunk, embed and index documents into a pack
+  build FILES... --db NAME [--model ID|DIR | --lexical] [--dims N] [--vectors float32|int8|binary] --out FILE.pack
+                                              chunk, embed (default model: models/default) and index documents into a pack
   search FILE.pack "query" [--db NAME] [--model ID|DIR] [-k N] [--threshold T]
          [--mode hybrid|vector|lexical] [--json]
+  ask FILE.pack "question" [--persona FILE] [--session FILE] [--db NAME] [--model ID|DIR] [--threshold T] [--json]
+                                              the persona answers from the pack, citing its passages
+  persona FILES... --out persona.json         compile a persona file from skill documents
   inspect FILE.pack [--json]                  validate a pack and describe it
   tokenize [--model ID|DIR | --tokenizer FILE.model] [--no-special] [--json] "text"
   embed --model ID|DIR [--dims N] [--document] [--json] "text"
@@ -38,7 +42,11 @@ function readText(path) {
 async function build(argv) {
   const { options, positionals } = parseArgs(argv, {
     db: 'string', out: 'string', model: 'string', dims: 'number', variant: 'string', vectors: 'string', 'max-tokens': 'number',
+    lexical: 'boolean',
   });
+  if (options.lexical && options.model) throw new UsageError('build takes --model or --lexical, not both');
+  // The project's own default model, unless another model or a lexical-only pack is asked for.
+  if (!options.lexical) options.model ??= 'default';
   if (!positionals.length) throw new UsageError('build needs at least one input file');
   if (!options.db) throw new UsageError('build needs --db NAME');
   if (!options.out) throw new UsageError('build needs --out FILE.pack');
@@ -81,15 +89,8 @@ function pickCollection(collections, name, path) {
   return found;
 }
 
-async function search(argv) {
-  const { options, positionals } = parseArgs(
-    argv,
-    { db: 'string', model: 'string', k: 'number', threshold: 'number', mode: 'string', json: 'boolean' },
-    { k: 'k' },
-  );
-  const [path, query] = positionals;
-  if (!path || query === undefined) throw new UsageError('search needs FILE.pack and "query"');
-  if (!query.trim()) throw new UsageError('the query is empty');
+// A pack's collection with the embedder its vectors need and the threshold to search it at.
+async function openPack(path, options) {
   const core = await loadCore();
   const bytes = readFileSync(path);
   const described = pickCollection(core.inspectPack(bytes).collections, options.db, path);
@@ -104,6 +105,19 @@ async function search(argv) {
   }
   // The core refuses a pack made by another model than the one loaded.
   const db = pickCollection(core.loadPack(bytes, embedder?.info ?? null), options.db, path);
+  return { core, db, embedder, threshold };
+}
+
+async function search(argv) {
+  const { options, positionals } = parseArgs(
+    argv,
+    { db: 'string', model: 'string', k: 'number', threshold: 'number', mode: 'string', json: 'boolean' },
+    { k: 'k' },
+  );
+  const [path, query] = positionals;
+  if (!path || query === undefined) throw new UsageError('search needs FILE.pack and "query"');
+  if (!query.trim()) throw new UsageError('the query is empty');
+  const { db, embedder, threshold } = await openPack(path, options);
   let vector = null;
   if (embedder && options.mode !== 'lexical') {
     const out = await embedder.embed([query], { kind: 'query' });
@@ -216,7 +230,71 @@ async function fetchModelCommand(argv) {
   return 0;
 }
 
-const COMMANDS = { build, search, inspect, tokenize, embed, 'fetch-model': fetchModelCommand };
+const DEFAULT_PERSONA = new URL('../../web/kb/karpathy/persona.json', import.meta.url);
+
+// One turn of a conversation with the persona; --session keeps the state between calls.
+async function ask(argv) {
+  const { options, positionals } = parseArgs(argv, {
+    db: 'string', model: 'string', persona: 'string', session: 'string', threshold: 'number', json: 'boolean',
+  });
+  const [path, question] = positionals;
+  if (!path || question === undefined) throw new UsageError('ask needs FILE.pack and "question"');
+  if (!question.trim()) throw new UsageError('the question is empty');
+  const { core, db, embedder, threshold } = await openPack(path, options);
+  const personaText = readText(options.persona ?? DEFAULT_PERSONA);
+  const persona = core.persona(personaText);
+  let state = {};
+  if (options.session && existsSync(options.session)) {
+    try {
+      const saved = JSON.parse(readFileSync(options.session, 'utf8'));
+      if (saved.persona === persona.id) state = saved.state ?? {};
+      else warn(`session ${options.session} belongs to persona '${saved.persona}': starting a new conversation`);
+    } catch {
+      throw new Error(`${options.session} is not a vesper session file (JSON); delete it to start a new conversation`);
+    }
+  }
+  let vector = null;
+  if (embedder) {
+    const out = await embedder.embed([question], { kind: 'query' });
+    vector = out.vectors;
+  }
+  const reply = persona.answer(db, question, vector, state, { threshold });
+  if (options.session) {
+    mkdirSync(dirname(options.session), { recursive: true });
+    writeFileSync(options.session, JSON.stringify({ persona: persona.id, state: reply.state }, null, 1) + '\n');
+  }
+  const citations = reply.citations.map((c) => ({ n: c.n, id: c.id, title: c.title, source: c.source, language: c.language, score: Number(c.score.toFixed(6)) }));
+  if (options.json) {
+    process.stdout.write(JSON.stringify({
+      answer: reply.answer, language: reply.language, kind: reply.kind, citations, declined: reply.declined,
+      in_role: reply.inRole, disclaimer: reply.disclaimer, passage_languages: reply.passageLanguages || null,
+    }) + '\n');
+  } else {
+    process.stdout.write(`${reply.answer}\n`);
+    if (citations.length) {
+      process.stdout.write('\n');
+      for (const c of citations) process.stdout.write(`[${c.n}] ${c.source} ${c.title.join(' > ') || '(untitled)'} (${c.id})\n`);
+    }
+  }
+  return 0;
+}
+
+// Compiles a persona file from skill documents.
+async function personaCommand(argv) {
+  const { options, positionals } = parseArgs(argv, { out: 'string' });
+  if (!positionals.length) throw new UsageError('persona needs the skill documents');
+  if (!options.out) throw new UsageError('persona needs --out persona.json');
+  const core = await loadCore();
+  const persona = compilePersona(core, positionals.map((f) => ({ name: basename(f), text: readText(f) })));
+  core.persona(persona);  // the core validates it (fields, banned words in the persona's own phrases)
+  mkdirSync(dirname(options.out), { recursive: true });
+  writeFileSync(options.out, JSON.stringify(persona, null, 2) + '\n');
+  process.stdout.write(`persona '${persona.name}': ${persona.quotes.length} quotes, ${persona.analogies.length} analogies, ` +
+    `${persona.qa.length} Q&A, ${persona.banned_words.en.length} banned words, ${persona.out_of_scope.length} out-of-scope rules -> ${options.out}\n`);
+  return 0;
+}
+
+const COMMANDS = { build, search, ask, persona: personaCommand, inspect, tokenize, embed, 'fetch-model': fetchModelCommand };
 
 export async function main(argv) {
   const [command, ...rest] = argv;

@@ -1,7 +1,7 @@
 // Finding a model and its files on disk for the node tools.
 // A model is named by id (models/<id>/, models/test/<id>/, or $VESPER_MODELS/<id>/)
 // or by a directory holding manifest.json.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { createEmbedder } from '../../web/engine/embedder.mjs';
@@ -26,6 +26,20 @@ export function resolveModel(spec) {
     if (existsSync(path)) {
       const manifest = JSON.parse(readFileSync(path, 'utf8'));
       return { manifest, dir };
+    }
+  }
+  // A pack names its model by manifest id, which need not be its folder's name
+  // (models/default holds 'vesper-default').
+  if (!looksLikeDir) {
+    const base = parseModelId(spec).base;
+    for (const root of modelSearchPath()) {
+      if (!existsSync(root)) continue;
+      for (const name of readdirSync(root)) {
+        const path = join(root, name, 'manifest.json');
+        if (existsSync(path) && JSON.parse(readFileSync(path, 'utf8')).id === base) {
+          return { manifest: JSON.parse(readFileSync(path, 'utf8')), dir: join(root, name) };
+        }
+      }
     }
   }
   throw new Error(`no model '${spec}' (looked in ${dirs.join(', ')})`);

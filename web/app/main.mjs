@@ -6,7 +6,7 @@ import { drawComparison } from './embedding-view.mjs';
 import { friendlyStorageError, storage } from './storage.mjs';
 
 const $ = (id) => document.getElementById(id);
-const state = { engine: null, last: null, meta: new Map(), storing: null, thresholdTouched: false };
+const state = { engine: null, last: null, meta: new Map(), storing: null, thresholdTouched: false, conversation: {} };
 
 function setStatus(text, fraction = null) {
   $('status-text').textContent = text;
@@ -166,7 +166,8 @@ async function removeDatabase(name) {
 
 function setThreshold(value) {
   $('threshold').value = String(value);
-  $('threshold-value').textContent = Number(value).toFixed(2);
+  // step="any": a calibrated threshold (0.206) is kept exactly, not snapped to a step.
+  $('threshold-value').textContent = String(Number(Number(value).toFixed(3)));
 }
 
 function renderResults() {
@@ -215,6 +216,61 @@ async function search() {
   }
 }
 
+// Shows a cited passage in the search view, so a citation has somewhere to point.
+function showPassage(db, id) {
+  const chunk = state.engine.require(db).chunks().find((c) => c.id === id);
+  if (!chunk) return;
+  let li = document.getElementById(`chunk-${id}`);
+  if (!li) {
+    li = document.createElement('li');
+    li.id = `chunk-${id}`;
+    li.className = 'cited';
+    const trail = chunk.title.length ? chunk.title.join(' › ') : chunk.source;
+    li.innerHTML = `<div class="meta">cited by the persona · ${escapeHtml(trail)}</div><div>${escapeHtml(chunk.text.slice(0, 900))}</div>`;
+    $('results').prepend(li);
+  }
+  li.classList.add('flash');
+  li.tabIndex = -1;
+  li.scrollIntoView({ block: 'center' });
+  li.focus();
+  setTimeout(() => li.classList.remove('flash'), 1500);
+}
+
+function addChat(role, html, extra = '') {
+  const li = document.createElement('li');
+  li.className = `chat ${role} ${extra}`.trim();
+  li.innerHTML = html;
+  $('chat-log').append(li);
+  li.scrollIntoView({ block: 'nearest' });
+  return li;
+}
+
+async function ask(ev) {
+  ev.preventDefault();
+  const question = $('chat-input').value;
+  const db = $('db-select').value;
+  if (!question.trim() || !db) return;
+  addChat('user', escapeHtml(question));
+  $('chat-input').value = '';
+  try {
+    const reply = await state.engine.ask(db, question, { conversation: state.conversation });
+    state.conversation = reply.state;
+    // [n] markers become links to the cited passages.
+    const byN = new Map(reply.citations.map((c) => [c.n, c]));
+    const body = escapeHtml(reply.answer).replace(/\[(\d+)\]/g, (m, n) => {
+      const c = byN.get(Number(n));
+      return c ? `<a href="#chunk-${c.id}" class="cite" data-db="${escapeHtml(db)}" data-id="${c.id}" title="${escapeHtml(c.title.join(' › ') || c.source)}">[${n}]</a>` : m;
+    }).replace(/\n\n/g, '<br><br>');
+    const sources = reply.citations.map((c) => `<li><a href="#chunk-${c.id}" class="cite" data-db="${escapeHtml(db)}" data-id="${c.id}">[${c.n}] ${escapeHtml(c.title.join(' › ') || c.source)}</a></li>`).join('');
+    const li = addChat('persona', `<div class="answer" lang="${reply.language}">${body}</div>${sources ? `<ol class="sources">${sources}</ol>` : ''}`, reply.kind);
+    li.dataset.kind = reply.kind;
+    li.dataset.language = reply.language;
+    li.dataset.inRole = String(reply.inRole);
+  } catch (err) {
+    addChat('persona', escapeHtml(err.message), 'error');
+  }
+}
+
 async function loadDefaultKnowledgeBase(config) {
   const texts = await Promise.all(config.knowledgeBase.files.map(async (f) => (await fetch(f)).text()));
   $('kb-text').value = texts.join('\n\n');
@@ -258,6 +314,26 @@ async function main() {
     }
   }
   renderDatabases();
+  if (config.persona) {
+    try {
+      const persona = e.loadPersona(await (await fetch(config.persona)).text());
+      $('persona-line').textContent = `${persona.name} answers in the first person, composing from the passages it cites; it says when it does not know.`;
+    } catch (err) {
+      $('chat-send').disabled = true;
+      $('persona-line').textContent = `The persona could not be loaded (${err.message}).`;
+    }
+  }
+  $('chat-form').addEventListener('submit', ask);
+  $('chat-reset').addEventListener('click', () => {
+    state.conversation = {};
+    $('chat-log').innerHTML = '';
+  });
+  $('chat-log').addEventListener('click', (ev) => {
+    const a = ev.target.closest('a.cite');
+    if (!a) return;
+    ev.preventDefault();
+    showPassage(a.dataset.db, a.dataset.id);
+  });
 
   $('store').addEventListener('click', store);
   $('cancel-store').addEventListener('click', () => state.storing?.abort());

@@ -1,0 +1,177 @@
+#include "core/persona/persona.h"
+
+#include <nlohmann/json.hpp>
+
+#include "core/persona/text_match.h"
+#include "core/util/error.h"
+#include "core/util/utf8.h"
+
+namespace vesper {
+
+namespace {
+
+using nlohmann::json;
+
+[[noreturn]] void Bad(const std::string& field, const std::string& why) {
+  throw Error(ErrorCode::kInvalidArgument, "persona: " + field + ": " + why);
+}
+
+std::string Str(const json& o, const char* key, const std::string& field, bool required = true) {
+  auto it = o.find(key);
+  if (it == o.end() || it->is_null()) {
+    if (required) Bad(field + "." + key, "missing");
+    return "";
+  }
+  if (!it->is_string()) Bad(field + "." + key, "must be a string");
+  std::string s = it->get<std::string>();
+  if (utf8::FindInvalid(s) != std::string::npos) Bad(field + "." + key, "is not valid UTF-8");
+  return s;
+}
+
+ByLanguage Strings(const json& o, const char* key, bool required = true) {
+  ByLanguage out;
+  auto it = o.find(key);
+  if (it == o.end()) {
+    if (required) Bad(key, "missing");
+    return out;
+  }
+  if (!it->is_object()) Bad(key, "must map languages to strings");
+  for (auto& [lang, v] : it->items()) {
+    if (!v.is_string()) Bad(std::string(key) + "." + lang, "must be a string");
+    out[lang] = v.get<std::string>();
+  }
+  return out;
+}
+
+ListByLanguage Lists(const json& o, const char* key, const std::string& field) {
+  ListByLanguage out;
+  auto it = o.find(key);
+  if (it == o.end()) return out;
+  if (!it->is_object()) Bad(field + "." + key, "must map languages to lists of strings");
+  for (auto& [lang, v] : it->items()) {
+    if (!v.is_array()) Bad(field + "." + key + "." + lang, "must be a list");
+    for (auto& s : v) {
+      if (!s.is_string()) Bad(field + "." + key + "." + lang, "must hold strings");
+      out[lang].push_back(LowerAscii(s.get<std::string>()));
+    }
+  }
+  return out;
+}
+
+template <typename T, typename F>
+std::vector<T> Array(const json& o, const char* key, F&& each) {
+  std::vector<T> out;
+  auto it = o.find(key);
+  if (it == o.end()) return out;
+  if (!it->is_array()) Bad(key, "must be a list");
+  for (size_t i = 0; i < it->size(); ++i) {
+    const json& e = (*it)[i];
+    std::string field = std::string(key) + "[" + std::to_string(i) + "]";
+    if (!e.is_object() && !e.is_string()) Bad(field, "must be an object");
+    out.push_back(each(e, field));
+  }
+  return out;
+}
+
+VoicePhrases ParsePhrases(const json& o, const std::string& field) {
+  VoicePhrases p;
+  p.intuition = Str(o, "intuition", field);
+  p.mechanism = Str(o, "mechanism", field);
+  p.example = Str(o, "example", field);
+  p.limitation = Str(o, "limitation", field);
+  p.next_steps = Str(o, "next_steps", field);
+  p.quote = Str(o, "quote", field);
+  p.other_language = Str(o, "other_language", field);
+  p.dont_know = Str(o, "dont_know", field);
+  p.decline = Str(o, "decline", field);
+  p.exited = Str(o, "exited", field);
+  p.reentered = Str(o, "reentered", field);
+  p.neutral_intro = Str(o, "neutral_intro", field);
+  p.neutral_dont_know = Str(o, "neutral_dont_know", field);
+  return p;
+}
+
+}  // namespace
+
+Persona Persona::FromJson(std::string_view text) {
+  json root = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded()) throw Error(ErrorCode::kInvalidArgument, "persona: not valid JSON");
+  if (!root.is_object()) Bad("(root)", "must be an object");
+  if (root.value("format", "") != "vesper-persona") Bad("format", "must be \"vesper-persona\"");
+  if (root.value("version", 0) != 1) Bad("version", "must be 1 (this build reads version 1)");
+
+  Persona p;
+  p.id_ = Str(root, "id", "persona");
+  p.name_ = Str(root, "name", "persona");
+  p.identity_ = Strings(root, "identity");
+  p.disclaimer_ = Strings(root, "disclaimer");
+  p.structure_ = Array<std::string>(root, "structure", [](const json& e, const std::string& f) {
+    if (!e.is_string()) Bad(f, "must be a string");
+    return e.get<std::string>();
+  });
+  p.banned_ = Lists(root, "banned_words", "persona");
+  p.quotes_ = Array<PersonaQuote>(root, "quotes", [](const json& e, const std::string& f) {
+    return PersonaQuote{Str(e, "text", f), Str(e, "source", f, false), Str(e, "language", f, false)};
+  });
+  p.analogies_ = Array<PersonaAnalogy>(root, "analogies", [](const json& e, const std::string& f) {
+    return PersonaAnalogy{Str(e, "title", f), Str(e, "text", f)};
+  });
+  p.qa_ = Array<PersonaQa>(root, "qa", [](const json& e, const std::string& f) {
+    return PersonaQa{Str(e, "question", f), Str(e, "answer", f), Str(e, "language", f, false)};
+  });
+  p.topics_ = Array<std::string>(root, "topics", [](const json& e, const std::string& f) {
+    if (!e.is_string()) Bad(f, "must be a string");
+    return e.get<std::string>();
+  });
+  p.out_of_scope_ = Array<OutOfScopeRule>(root, "out_of_scope", [](const json& e, const std::string& f) {
+    OutOfScopeRule r;
+    r.id = Str(e, "id", f);
+    r.reason = Strings(e, "reason");
+    r.patterns = Lists(e, "patterns", f);
+    return r;
+  });
+  p.exit_ = Lists(root, "exit_phrases", "persona");
+  p.reenter_ = Lists(root, "reenter_phrases", "persona");
+  p.self_names_ = Array<std::string>(root, "self_names", [](const json& e, const std::string& f) {
+    if (!e.is_string()) Bad(f, "must be a string");
+    return e.get<std::string>();
+  });
+  auto phrases = root.find("phrases");
+  if (phrases == root.end() || !phrases->is_object() || !phrases->contains("en")) {
+    Bad("phrases", "must hold at least the English (\"en\") phrases");
+  }
+  for (auto& [lang, o] : phrases->items()) {
+    if (!o.is_object()) Bad("phrases." + lang, "must be an object");
+    p.phrases_[lang] = ParsePhrases(o, "phrases." + lang);
+  }
+
+  // The persona's own sentences must obey its own rules.
+  for (auto& [lang, ph] : p.phrases_) {
+    for (const std::string* s : {&ph.intuition, &ph.mechanism, &ph.example, &ph.limitation, &ph.next_steps, &ph.quote,
+                                 &ph.other_language, &ph.dont_know, &ph.decline, &ph.reentered}) {
+      if (p.UsesBannedWord(*s)) Bad("phrases." + lang, "\"" + *s + "\" uses a word the persona never uses");
+    }
+  }
+  for (auto& [lang, d] : p.disclaimer_) {
+    if (p.UsesBannedWord(d)) Bad("disclaimer." + lang, "uses a word the persona never uses");
+  }
+  return p;
+}
+
+const VoicePhrases& Persona::phrases(const std::string& language) const {
+  auto it = phrases_.find(language);
+  return it != phrases_.end() ? it->second : phrases_.at("en");
+}
+
+bool Persona::UsesBannedWord(std::string_view text, const std::string& language) const {
+  const std::string lower = LowerAscii(text);
+  for (auto& [lang, words] : banned_) {
+    if (!language.empty() && lang != language) continue;
+    for (const std::string& w : words) {
+      if (ContainsWord(lower, w)) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace vesper

@@ -1,0 +1,103 @@
+// A persona: who answers, in what voice, about what, and when it steps out
+// of the role. Compiled from the persona's own skill documents by
+// tools/persona-compile.mjs into a JSON file people can edit by hand; this
+// is the core's validated, read-only view of that file.
+#pragma once
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vesper {
+
+// Per-language strings: "en", "pt", "zh".
+using ByLanguage = std::map<std::string, std::string>;
+using ListByLanguage = std::map<std::string, std::vector<std::string>>;
+
+struct PersonaQuote {
+  std::string text;
+  std::string source;   // "micrograd lecture", "2023 Tweet", ...
+  std::string language;
+};
+
+struct PersonaAnalogy {
+  std::string title;  // "Attention as soft lookup"
+  std::string text;
+};
+
+struct PersonaQa {
+  std::string question;
+  std::string answer;
+  std::string language;
+};
+
+struct OutOfScopeRule {
+  std::string id;
+  ByLanguage reason;          // said when declining
+  ListByLanguage patterns;    // lower-case substrings of a question that put it out of scope
+};
+
+// The persona's own sentence frames, per language. Each must be free of the
+// persona's banned words; Persona::FromJson checks.
+struct VoicePhrases {
+  std::string intuition;         // "The way I think about it: "
+  std::string mechanism;         // "Under the hood: "
+  std::string example;           // "A concrete example: "
+  std::string limitation;        // "Where this falls short: "
+  std::string next_steps;        // the closing suggestion
+  std::string quote;             // "As I like to put it: " (quote follows)
+  std::string other_language;    // "{languages}" -> e.g. "Portuguese": passages came from another language
+  std::string dont_know;         // nothing above the threshold
+  std::string decline;           // "{reason}", "{topics}"
+  std::string exited;            // acknowledgement of an exit phrase (neutral voice)
+  std::string reentered;         // back in the role
+  std::string neutral_intro;     // out of role: "From the knowledge base: "
+  std::string neutral_dont_know; // out of role, nothing found
+};
+
+class Persona {
+ public:
+  // Parses and validates a persona file (format "vesper-persona", version 1).
+  // Throws kInvalidArgument naming the field for anything malformed, and for
+  // voice phrases that use a banned word.
+  static Persona FromJson(std::string_view json);
+
+  const std::string& id() const { return id_; }
+  const std::string& name() const { return name_; }
+  const ByLanguage& identity() const { return identity_; }
+  const ByLanguage& disclaimer() const { return disclaimer_; }
+  const std::vector<std::string>& structure() const { return structure_; }
+  const ListByLanguage& banned_words() const { return banned_; }
+  const std::vector<PersonaQuote>& quotes() const { return quotes_; }
+  const std::vector<PersonaAnalogy>& analogies() const { return analogies_; }
+  const std::vector<PersonaQa>& qa() const { return qa_; }
+  const std::vector<std::string>& topics() const { return topics_; }
+  const std::vector<OutOfScopeRule>& out_of_scope() const { return out_of_scope_; }
+  const ListByLanguage& exit_phrases() const { return exit_; }
+  const ListByLanguage& reenter_phrases() const { return reenter_; }
+  // The persona's name and how passages refer to it ("Andrej Karpathy", "Karpathy"):
+  // rewritten to the first person in the persona's voice.
+  const std::vector<std::string>& self_names() const { return self_names_; }
+  // Falls back to English phrases for a language the file does not cover.
+  const VoicePhrases& phrases(const std::string& language) const;
+
+  // True if `text` contains a banned word of `language` (or of any
+  // language, when language is empty), as a whole word for Latin scripts.
+  bool UsesBannedWord(std::string_view text, const std::string& language = "") const;
+
+ private:
+  std::string id_, name_;
+  ByLanguage identity_, disclaimer_;
+  std::vector<std::string> structure_;
+  ListByLanguage banned_;
+  std::vector<PersonaQuote> quotes_;
+  std::vector<PersonaAnalogy> analogies_;
+  std::vector<PersonaQa> qa_;
+  std::vector<std::string> topics_;
+  std::vector<OutOfScopeRule> out_of_scope_;
+  ListByLanguage exit_, reenter_;
+  std::vector<std::string> self_names_;
+  std::map<std::string, VoicePhrases> phrases_;
+};
+
+}  // namespace vesper

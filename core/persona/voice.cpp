@@ -1,0 +1,117 @@
+#include "core/persona/voice.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace vesper {
+
+namespace {
+
+bool IsAlpha(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }
+
+// "holds" -> "hold", "is" -> "am": the verb after a new "I".
+std::string FirstPersonVerb(const std::string& w) {
+  static const std::pair<const char*, const char*> kIrregular[] = {
+      {"is", "am"}, {"was", "was"}, {"has", "have"}, {"does", "do"}, {"says", "say"}, {"goes", "go"}};
+  for (auto& [from, to] : kIrregular) {
+    if (w == from) return to;
+  }
+  if (w.size() > 3 && w.compare(w.size() - 3, 3, "ies") == 0) return w.substr(0, w.size() - 3) + "y";
+  if (w.size() > 3 && (w.compare(w.size() - 4, 4, "shes") == 0 || w.compare(w.size() - 4, 4, "ches") == 0 ||
+                       w.compare(w.size() - 3, 3, "xes") == 0 || w.compare(w.size() - 3, 3, "sses") == 0))
+    return w.substr(0, w.size() - 2);
+  if (w.size() > 2 && w.back() == 's' && w[w.size() - 2] != 's' && w[w.size() - 2] != 'u') return w.substr(0, w.size() - 1);
+  return w;
+}
+
+bool IsLowerWord(const std::string& w) { return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return c >= 'a' && c <= 'z'; }); }
+
+std::string English(std::string s, const std::vector<std::string>& names) {
+  // Collapse the full name to the short one first, so one set of rules applies.
+  std::vector<std::string> sorted = names;
+  std::sort(sorted.begin(), sorted.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  if (sorted.empty()) return s;
+  const std::string self = "\x01";
+  for (const std::string& n : sorted) {
+    for (size_t at = s.find(n); at != std::string::npos; at = s.find(n, at + 1)) {
+      bool left = at == 0 || !IsAlpha(s[at - 1]);
+      bool right = at + n.size() >= s.size() || !IsAlpha(s[at + n.size()]) || s[at + n.size()] == '\'';
+      if (left && right) s.replace(at, n.size(), self);
+    }
+  }
+  // He/his/him at the start of a sentence about the persona, too.
+  if (s.rfind("He ", 0) == 0) s.replace(0, 2, self);
+  if (s.rfind("His ", 0) == 0) s.replace(0, 3, self + "'s");
+
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    if (s[i] != '\x01') {
+      out += s[i++];
+      continue;
+    }
+    ++i;
+    bool start = out.empty() || out.back() == '"' || (out.size() >= 2 && out[out.size() - 2] == '.');
+    if (s.compare(i, 2, "'s") == 0 || s.compare(i, 4, "\xE2\x80\x99s") == 0) {  // possessive
+      i += s[i] == '\'' ? 2 : 4;
+      out += start ? "My" : "my";
+      continue;
+    }
+    // Object position: "by Karpathy", "to Karpathy", "with Karpathy".
+    std::string before;
+    {
+      size_t e = out.size();
+      while (e > 0 && out[e - 1] == ' ') --e;
+      size_t b = e;
+      while (b > 0 && IsAlpha(out[b - 1])) --b;
+      before = out.substr(b, e - b);
+      std::transform(before.begin(), before.end(), before.begin(), ::tolower);
+    }
+    if (before == "by" || before == "to" || before == "with" || before == "for" || before == "about" || before == "from") {
+      out += "me";
+      continue;
+    }
+    out += "I";
+    // Subject: the verb that follows agrees with "I".
+    if (i < s.size() && s[i] == ' ') {
+      size_t b = i + 1, e = b;
+      while (e < s.size() && IsAlpha(s[e])) ++e;
+      std::string verb = s.substr(b, e - b);
+      if (IsLowerWord(verb)) {
+        out += ' ';
+        out += FirstPersonVerb(verb);
+        i = e;
+      }
+    }
+  }
+  // "his" elsewhere in a sentence about the persona is the persona's.
+  for (size_t at = out.find(" his "); at != std::string::npos; at = out.find(" his ", at + 1)) out.replace(at, 5, " my ");
+  return out;
+}
+
+std::string Chinese(std::string s, const std::vector<std::string>& names) {
+  bool about_self = false;
+  std::vector<std::string> sorted = names;
+  std::sort(sorted.begin(), sorted.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  for (const std::string& n : sorted) {
+    for (size_t at = s.find(n); at != std::string::npos; at = s.find(n, at)) {
+      s.replace(at, n.size(), "\xE6\x88\x91");  // 我
+      about_self = true;
+    }
+  }
+  if (about_self) {
+    const std::string he = "\xE4\xBB\x96";  // 他
+    for (size_t at = s.find(he); at != std::string::npos; at = s.find(he, at)) s.replace(at, he.size(), "\xE6\x88\x91");
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string ToFirstPerson(std::string_view sentence, const std::string& language, const std::vector<std::string>& self_names) {
+  std::string s(sentence);
+  if (language == "en") return English(std::move(s), self_names);
+  if (language == "zh") return Chinese(std::move(s), self_names);
+  return s;
+}
+
+}  // namespace vesper

@@ -1,0 +1,275 @@
+// The persona engine over the real knowledge base, with the default model
+// (models/default) run by the core: answers in the question's language, in
+// the first person, citing a passage that holds the answer; declines what is
+// out of scope; says the disclaimer once; leaves and re-enters the role.
+#include <catch2/catch.hpp>
+
+#include "core/chunker/chunker.h"
+#include "core/collection/collection.h"
+#include "core/embed/pipeline.h"
+#include "core/embed/static_model.h"
+#include "core/persona/answer.h"
+#include "core/persona/persona.h"
+#include "core/persona/sentences.h"
+#include "core/persona/text_match.h"
+#include "core/persona/voice.h"
+#include "core/util/error.h"
+#include "helpers.h"
+
+namespace vesper {
+namespace {
+
+struct World {
+  Persona persona = Persona::FromJson(test::ReadFile(std::string(VESPER_KB_DIR) + "/persona.json"));
+  std::unique_ptr<Tokenizer> tok;
+  std::unique_ptr<StaticModel> model;
+  std::unique_ptr<Collection> db;
+  float threshold = 0.35f;
+
+  World() {
+    const std::string dir = std::string(VESPER_MODELS_DIR) + "/default/";
+    SpecialTokenPolicy policy;
+    policy.add_bos = false;
+    policy.add_eos = false;
+    tok = Tokenizer::FromBytes(test::ReadFile(dir + "tokenizer.model"), policy);
+    model = StaticModel::FromBytes(test::ReadFile(dir + "model.vtab"));
+    std::string manifest = test::ReadFile(dir + "manifest.json");
+    size_t at = manifest.find("\"threshold\":");
+    threshold = std::stof(manifest.substr(at + 12));
+    ModelInfo info;
+    info.id = "vesper-default";
+    info.dims = static_cast<uint32_t>(model->dims());
+    db = std::make_unique<Collection>("karpathy", info);
+    for (const auto& seed : test::Seeds()) {
+      // Chunked as the CLI and the page chunk: budgets counted in the model's tokens.
+      std::vector<Chunk> chunks = ChunkDocument(seed.name, seed.text, {}, [this](std::string_view t) { return tok->CountTokens(t); });
+      std::vector<float> vectors;
+      for (const Chunk& c : chunks) {
+        std::string title;
+        for (const std::string& t : c.title) title += (title.empty() ? "" : " > ") + t;
+        auto v = Embed(FormatPrompt("{title}\n{text}", c.text, title, ""));
+        vectors.insert(vectors.end(), v.begin(), v.end());
+      }
+      db->Add(std::move(chunks), vectors.data(), vectors.size() / model->dims());
+    }
+  }
+
+  std::vector<float> Embed(const std::string& text) const {
+    std::vector<int32_t> ids = tok->Encode(text).ids;
+    std::vector<float> v(model->dims());
+    model->Embed(ids.data(), ids.size(), v.data());
+    return v;
+  }
+
+  Answer Ask(const std::string& q, ConversationState& state) const {
+    AnswerOptions o;
+    o.threshold = threshold;
+    std::vector<float> v = Embed(q);
+    return AnswerQuestion(persona, *db, q, v.data(), v.size(), state, o);
+  }
+
+  bool Cites(const Answer& a, const std::string& marker) const {
+    std::string m = FoldText(marker);
+    for (const Citation& c : a.citations) {
+      const Chunk& chunk = db->chunk(c.label);
+      std::string title;
+      for (const std::string& t : chunk.title) title += t + " ";
+      if (FoldText(title + chunk.text).find(m) != std::string::npos) return true;
+    }
+    return false;
+  }
+};
+
+const World& TheWorld() {
+  static World w;
+  return w;
+}
+
+bool FirstPerson(const std::string& text, const std::string& lang) {
+  std::string f = FoldText(text);
+  if (lang == "zh") return f.find("\xE6\x88\x91") != std::string::npos;  // 我
+  if (lang == "pt") return ContainsWord(f, "eu") || ContainsWord(f, "penso") || ContainsWord(f, "citei") || ContainsWord(f, "escrevi");
+  return ContainsWord(f, "i") || ContainsWord(f, "my") || ContainsWord(f, "i'm");
+}
+
+struct LanguageCase {
+  const char* lang;
+  const char* question;
+  const char* marker;  // text of a passage that answers it
+  const char* out_of_scope;
+  const char* exit;
+  const char* reenter;
+};
+
+const LanguageCase kCases[] = {
+    {"en", "Why did Tesla decide to rely on cameras instead of LiDAR?", "cameras-only",
+     "Can you write a marketing plan for my business strategy?", "exit", "back in character"},
+    {"pt", "Por que a Tesla decidiu usar apenas câmeras em vez de LiDAR?", "cameras-only",
+     "Você pode me dar uma estratégia de negócios para minha loja?", "sair do papel", "voltar ao papel"},
+    {"zh", "为什么从零构建一个最小版本是理解系统最快的方法？", "\xE4\xBB\x8E\xE9\x9B\xB6\xE6\x9E\x84\xE5\xBB\xBA",  // 从零构建
+     "你能给我一些商业策略和管理建议吗？", "\xE9\x80\x80\xE5\x87\xBA", "\xE5\x9B\x9E\xE5\x88\xB0\xE8\xA7\x92\xE8\x89\xB2"},  // 退出 回到角色
+};
+
+}  // namespace
+
+TEST_CASE("each language gets a first-person answer in that language, citing the passage that holds it", "[persona]") {
+  const World& w = TheWorld();
+  for (const LanguageCase& c : kCases) {
+    INFO(c.lang << ": " << c.question);
+    ConversationState s;
+    Answer a = w.Ask(c.question, s);
+    INFO(a.text);
+    CHECK(a.kind == AnswerKind::kAnswer);
+    CHECK(a.language == c.lang);
+    CHECK(a.in_role);
+    CHECK(FirstPerson(a.text, c.lang));
+    CHECK(w.Cites(a, c.marker));
+    CHECK_FALSE(a.citations.empty());
+    // Every [n] in the text names a citation.
+    for (size_t n = 1; n <= a.citations.size(); ++n) CHECK(a.text.find("[" + std::to_string(n) + "]") != std::string::npos);
+    CHECK(a.text.find("[" + std::to_string(a.citations.size() + 1) + "]") == std::string::npos);
+    // Trimmed: an answer, not the passages pasted whole.
+    CHECK(a.text.size() < 2200);
+  }
+}
+
+TEST_CASE("the disclaimer comes with the first answer only", "[persona]") {
+  const World& w = TheWorld();
+  for (const LanguageCase& c : kCases) {
+    ConversationState s;
+    Answer first = w.Ask(c.question, s);
+    Answer second = w.Ask(c.question, s);
+    const std::string& disclaimer = w.persona.disclaimer().at(c.lang);
+    CHECK(first.disclaimer);
+    CHECK(first.text.find(disclaimer) == 0);
+    CHECK_FALSE(second.disclaimer);
+    CHECK(second.text.find(disclaimer) == std::string::npos);
+    CHECK(s.turns == 2);
+  }
+}
+
+TEST_CASE("out-of-scope questions are declined in character, in the question's language", "[persona]") {
+  const World& w = TheWorld();
+  for (const LanguageCase& c : kCases) {
+    INFO(c.out_of_scope);
+    ConversationState s;
+    s.disclaimer_shown = true;
+    Answer a = w.Ask(c.out_of_scope, s);
+    CHECK(a.declined());
+    CHECK(a.language == c.lang);
+    CHECK(a.citations.empty());
+    CHECK(a.text.find(w.persona.phrases(c.lang).decline.substr(0, 12)) == 0);
+  }
+}
+
+TEST_CASE("questions the knowledge base cannot answer get an honest 'I don't know'", "[persona]") {
+  const World& w = TheWorld();
+  const std::pair<const char*, const char*> questions[] = {
+      {"en", "How do I bake sourdough bread at home?"}, {"pt", "Qual é a melhor receita de feijoada?"},
+      {"zh", "\xE7\xBA\xA2\xE7\x83\xA7\xE8\x82\x89\xE6\x80\x8E\xE4\xB9\x88\xE5\x81\x9A\xE6\x89\x8D\xE5\xA5\xBD\xE5\x90\x83\xEF\xBC\x9F"}};  // 红烧肉怎么做才好吃？
+  for (auto& [lang, q] : questions) {
+    INFO(q);
+    ConversationState s;
+    s.disclaimer_shown = true;
+    Answer a = w.Ask(q, s);
+    CHECK(a.kind == AnswerKind::kDontKnow);
+    CHECK(a.language == lang);
+    CHECK(a.citations.empty());
+    CHECK(a.text == w.persona.phrases(lang).dont_know);
+  }
+}
+
+TEST_CASE("an exit phrase leaves the role until the user re-enters it", "[persona]") {
+  const World& w = TheWorld();
+  for (const LanguageCase& c : kCases) {
+    INFO(c.lang);
+    ConversationState s;
+    w.Ask(c.question, s);
+    Answer out = w.Ask(c.exit, s);
+    CHECK(out.kind == AnswerKind::kExited);
+    CHECK_FALSE(out.in_role);
+    CHECK_FALSE(s.in_role);
+    Answer neutral = w.Ask(c.question, s);
+    CHECK_FALSE(neutral.in_role);
+    CHECK(neutral.text.find(w.persona.phrases(c.lang).neutral_intro) == 0);
+    CHECK(neutral.text.find(w.persona.phrases(c.lang).next_steps) == std::string::npos);
+    CHECK_FALSE(neutral.citations.empty());
+    // Out of role nothing is declined in character: an out-of-scope question is looked up plainly.
+    CHECK_FALSE(w.Ask(c.out_of_scope, s).declined());
+    Answer back = w.Ask(c.reenter, s);
+    CHECK(back.kind == AnswerKind::kReentered);
+    CHECK(s.in_role);
+    Answer again = w.Ask(c.question, s);
+    CHECK(again.in_role);
+    CHECK_FALSE(again.disclaimer);  // once per conversation, even after re-entering
+    CHECK(FirstPerson(again.text, c.lang));
+  }
+  // "退出" inside a question is not a command.
+  ConversationState s;
+  Answer q = w.Ask("\xE4\xBB\x96\xE4\xB8\xBA\xE4\xBB\x80\xE4\xB9\x88\xE9\x80\x80\xE5\x87\xBA\xE7\x89\xB9\xE6\x96\xAF\xE6\x8B\x89\xEF\xBC\x9F", s);  // 他为什么退出特斯拉？
+  CHECK(q.kind != AnswerKind::kExited);
+  CHECK(s.in_role);
+}
+
+TEST_CASE("no answer in a battery of 36 questions uses a banned word; answers are deterministic", "[persona]") {
+  const World& w = TheWorld();
+  const char* battery[] = {
+      "What is backpropagation?", "Is deep learning magic?", "What is Software 2.0?", "Explain vibe coding",
+      "What are scaling laws?", "Why do transformers work so well?", "What is micrograd?", "What is nanoGPT?",
+      "How does BPE tokenization work?", "What is the data engine at Tesla?", "What is Dojo?", "What is Eureka Labs?",
+      "What does an LLM do?", "Why do LLMs hallucinate?", "What is attention?", "How should I read papers?",
+      "What math do I need?", "Tell me about his PhD", "What is a revolutionary game-changer in AI?",
+      "Obviously neural nets are simple, right?",
+      "O que é retropropagação?", "O que é Software 2.0?", "O que é vibe coding?", "Por que a Tesla não usa LiDAR?",
+      "Como começar a aprender deep learning?", "O que é tokenização?", "Redes neurais são mágica?", "O que é a Eureka Labs?",
+      "什么是反向传播？", "什么是氛围编程？", "特斯拉为什么不用激光雷达？", "他的表达风格是什么？", "他拒绝什么样的软件？",
+      "什么是泄漏抽象？", "深度学习是魔法吗？", "怎么从零开始学习？"};
+  size_t answered = 0;
+  for (const char* q : battery) {
+    INFO(q);
+    ConversationState s1, s2;
+    Answer a = w.Ask(q, s1);
+    Answer b = w.Ask(q, s2);
+    CHECK(a.text == b.text);
+    CHECK_FALSE(w.persona.UsesBannedWord(a.text));
+    if (a.kind == AnswerKind::kAnswer) ++answered;
+  }
+  CHECK(answered >= 30);
+}
+
+TEST_CASE("the persona file is validated", "[persona]") {
+  CHECK_THROWS_AS(Persona::FromJson("{not json"), Error);
+  CHECK_THROWS_AS(Persona::FromJson(R"({"format":"vesper-persona","version":2})"), Error);
+  std::string good = test::ReadFile(std::string(VESPER_KB_DIR) + "/persona.json");
+  // A phrase of the persona's own that uses one of its banned words is refused.
+  std::string bad = good;
+  size_t at = bad.find("\"intuition\": \"");
+  REQUIRE(at != std::string::npos);
+  bad.insert(at + 14, "Obviously, ");
+  try {
+    Persona::FromJson(bad);
+    FAIL("a banned word in the persona's phrases was accepted");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find("never uses") != std::string::npos);
+  }
+  ConversationState s;
+  const World& w = TheWorld();
+  CHECK_THROWS_AS(AnswerQuestion(w.persona, *w.db, "   ", nullptr, 0, s), Error);
+  CHECK_THROWS_AS(AnswerQuestion(w.persona, *w.db, "caf\xC3", nullptr, 0, s), Error);
+}
+
+TEST_CASE("sentences and the first person", "[persona]") {
+  auto s = SplitSentences("Karpathy joined Tesla in June 2017 as Director of AI, assuming\nresponsibility for the vision team. "
+                          "He names variables descriptively, even in live demos.\n\n```python\nx = f(y)\n```");
+  REQUIRE(s.size() == 2);
+  CHECK(s[0].text == "Karpathy joined Tesla in June 2017 as Director of AI, assuming responsibility for the vision team.");
+  std::vector<std::string> names = {"Andrej Karpathy", "Karpathy"};
+  CHECK(ToFirstPerson(s[0].text, "en", names).rfind("I joined Tesla", 0) == 0);
+  CHECK(ToFirstPerson(s[1].text, "en", names).rfind("I name variables", 0) == 0);
+  CHECK(ToFirstPerson("Karpathy's most original essay was written by Karpathy.", "en", names) ==
+        "My most original essay was written by me.");
+  CHECK(ToFirstPerson("Karpathy holds a balanced view.", "en", names) == "I hold a balanced view.");
+  CHECK(ToFirstPerson("Karpathy 在 Tesla 工作，他负责视觉。", "zh", names) == "我 在 Tesla 工作，我负责视觉。");
+}
+
+}  // namespace vesper

@@ -1,0 +1,85 @@
+// `vesper ask` end to end with the default model: JSON fields, the session
+// file (disclaimer once, exit and re-entry survive between calls), languages,
+// declines, and a compiled persona equal to the committed one.
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { before, test } from 'node:test';
+import { promisify } from 'node:util';
+import { root, seedFiles } from './helpers.mjs';
+
+const tmp = mkdtempSync(join(tmpdir(), 'vesper-ask-'));
+const pack = join(tmp, 'kb.pack');
+const vesper = (args) => promisify(execFile)(join(root, 'tools/vesper'), args, { maxBuffer: 64 << 20 }).then(
+  (r) => ({ code: 0, ...r }),
+  (e) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+);
+const ask = async (question, session) => {
+  const r = await vesper(['ask', pack, question, '--json', ...(session ? ['--session', session] : [])]);
+  assert.equal(r.code, 0, r.stderr);
+  return JSON.parse(r.stdout);
+};
+
+before(async () => {
+  const r = await vesper(['build', ...seedFiles, '--db', 'karpathy', '--model', 'default', '--out', pack]);
+  assert.equal(r.code, 0, r.stderr);
+});
+
+test('ask --json: answer, language, citations, declined, in_role', async () => {
+  const a = await ask('How do I start learning deep learning?');
+  assert.deepEqual(Object.keys(a), ['answer', 'language', 'kind', 'citations', 'declined', 'in_role', 'disclaimer', 'passage_languages']);
+  assert.equal(a.language, 'en');
+  assert.equal(a.kind, 'answer');
+  assert.equal(a.declined, false);
+  assert.equal(a.in_role, true);
+  assert.ok(a.citations.length > 0);
+  for (const c of a.citations) assert.deepEqual(Object.keys(c), ['n', 'id', 'title', 'source', 'language', 'score']);
+  assert.match(a.answer, /\[1\]/);
+});
+
+test('a session keeps the conversation: disclaimer once, exit and re-entry across calls', async () => {
+  const session = join(tmp, 'pt.session.json');
+  const first = await ask('Por que a Tesla decidiu usar apenas câmeras em vez de LiDAR?', session);
+  assert.equal(first.language, 'pt');
+  assert.equal(first.disclaimer, true);
+  assert.match(first.answer, /^Falo a partir da perspectiva/);
+  const second = await ask('O que é Software 2.0?', session);
+  assert.equal(second.disclaimer, false);
+  assert.equal(second.in_role, true);
+  const declined = await ask('Você pode me dar uma estratégia de negócios para minha loja?', session);
+  assert.equal(declined.declined, true);
+  assert.equal(declined.citations.length, 0);
+  const exit = await ask('sair do papel', session);
+  assert.equal(exit.kind, 'exited');
+  assert.equal(exit.in_role, false);
+  const neutral = await ask('O que é Software 2.0?', session);
+  assert.equal(neutral.in_role, false);
+  assert.match(neutral.answer, /^Da base de conhecimento/);
+  const back = await ask('voltar ao papel', session);
+  assert.equal(back.in_role, true);
+  const again = await ask('O que é Software 2.0?', session);
+  assert.equal(again.in_role, true);
+  assert.equal(again.disclaimer, false);
+  assert.deepEqual(JSON.parse(readFileSync(session, 'utf8')).state, { disclaimerShown: true, inRole: true, turns: 5 });
+});
+
+test('the persona compiler reproduces the committed persona file', async () => {
+  const out = join(tmp, 'persona.json');
+  const r = await vesper(['persona', ...seedFiles, '--out', out]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(JSON.parse(readFileSync(out, 'utf8')), JSON.parse(readFileSync(join(root, 'web/kb/karpathy/persona.json'), 'utf8')));
+  assert.match(r.stdout, /persona 'Andrej Karpathy': 22 quotes, 7 analogies, 3 Q&A, 7 banned words, 5 out-of-scope rules/);
+});
+
+test('ask refuses bad input clearly', async () => {
+  const empty = await vesper(['ask', pack, '   ']);
+  assert.equal(empty.code, 2);
+  assert.match(empty.stderr, /the question is empty/);
+  const badPersona = join(tmp, 'bad.json');
+  (await import('node:fs')).writeFileSync(badPersona, '{"format":"vesper-persona","version":9}');
+  const r = await vesper(['ask', pack, 'hello', '--persona', badPersona]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /persona: version: must be 1/);
+});

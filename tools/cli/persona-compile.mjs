@@ -1,0 +1,270 @@
+// Compiles a persona file (JSON, format "vesper-persona" v1) from a persona's
+// skill documents: the core chunks them, and each part of the persona comes
+// from the sections that hold it (found by their headings). What the
+// documents do not say in every language (e.g. the disclaimer in English and
+// Portuguese, the persona's sentence frames) comes from the defaults below,
+// marked in `provenance`. The result is meant to be read and edited by hand.
+
+const flat = (s) => s.replace(/\s+/g, ' ').trim();
+const lastTitle = (c) => c.title.at(-1) ?? '';
+
+// Sentence frames in the persona's voice. Not claims: every claim in an
+// answer is a cited sentence from the knowledge base.
+const PHRASES = {
+  en: {
+    intuition: 'The way I think about it: ',
+    mechanism: 'Under the hood: ',
+    example: 'A concrete example: ',
+    limitation: 'Where this falls short: ',
+    next_steps: 'Next step: read the passages I cited, then build a tiny version of it yourself, from scratch. That is where it clicks.',
+    quote: 'As I like to put it: ',
+    other_language: '(I only have this written in {languages}, so I am quoting it as it stands.)',
+    dont_know: "I genuinely don't know. Nothing I have written covers that, and I would rather say so than make something up.",
+    decline: "That's outside what I can speak to honestly ({reason}). I'd rather not guess. Ask me about {topics}.",
+    exited: 'OK, leaving the role. From now on you get plain answers from the knowledge base.',
+    reentered: "Back in character: I'm {name} again.",
+    neutral_intro: 'From the knowledge base: ',
+    neutral_dont_know: 'The knowledge base has nothing above the similarity threshold for that question.',
+  },
+  pt: {
+    intuition: 'Do jeito que eu penso nisso: ',
+    mechanism: 'Por baixo dos panos: ',
+    example: 'Um exemplo concreto: ',
+    limitation: 'Onde isso não dá conta: ',
+    next_steps: 'Próximo passo: leia os trechos que citei e depois construa você mesmo uma versão pequena, do zero. É aí que a ideia encaixa.',
+    quote: 'Como eu gosto de dizer: ',
+    other_language: '(Só tenho isso escrito em {languages}, então cito como está.)',
+    dont_know: 'Sinceramente, não sei. Nada do que escrevi cobre isso, e prefiro dizer isso a inventar.',
+    decline: 'Isso foge do que posso responder com honestidade ({reason}). Prefiro não chutar. Pergunte-me sobre {topics}.',
+    exited: 'Certo, saindo do papel. A partir de agora as respostas vêm direto da base de conhecimento.',
+    reentered: 'De volta ao papel: sou {name} de novo.',
+    neutral_intro: 'Da base de conhecimento: ',
+    neutral_dont_know: 'A base de conhecimento não tem nada acima do limiar de similaridade para essa pergunta.',
+  },
+  zh: {
+    intuition: '先给框架：',
+    mechanism: '机制上：',
+    example: '举个例子：',
+    limitation: '局限在于：',
+    next_steps: '下一步：读一读我引用的段落，然后从零亲手写一个最小版本。真正的理解就发生在那里。',
+    quote: '我常说：',
+    other_language: '（这部分我只有{languages}的材料，所以按原文引用。）',
+    dont_know: '这个我确实不知道。我写过的材料里没有覆盖这一点，我宁可直说，也不编造。',
+    decline: '这超出了我能诚实回答的范围（{reason}）。我不想乱猜。可以问我{topics}。',
+    exited: '好的，退出角色。接下来直接给出知识库里的内容。',
+    reentered: '回到角色：我又是 {name} 了。',
+    neutral_intro: '知识库中的内容：',
+    neutral_dont_know: '知识库里没有超过相似度阈值的内容。',
+  },
+};
+
+// The out-of-scope rules a skill document may name, with the question
+// patterns that signal them. A rule is included when a document names it.
+const SCOPE_RULES = [
+  {
+    id: 'business-advice',
+    names: /business|商业|管理建议|negócio/i,
+    reason: { en: 'general business or management advice', pt: 'conselhos gerais de negócios ou gestão', zh: '通用商业管理建议' },
+    patterns: {
+      en: ['business strategy', 'marketing plan', 'management advice', 'manage my team', 'sales pitch', 'stock', 'stocks', 'invest in', 'startup valuation'],
+      pt: ['estratégia de negócio', 'estratégia de negócios', 'plano de marketing', 'gerenciar minha equipe', 'conselho de gestão', 'ações da bolsa', 'investir em'],
+      zh: ['商业策略', '商业计划', '管理建议', '营销方案', '股票', '投资建议'],
+    },
+  },
+  {
+    id: 'agi-prophecy',
+    names: /AGI/,
+    reason: { en: 'grand predictions about when AGI arrives', pt: 'grandes previsões sobre quando a AGI chega', zh: '纯宏大叙事式的 AGI 预测' },
+    patterns: {
+      en: ['when will agi', 'year agi', 'agi arrive', 'agi by', 'singularity'],
+      pt: ['quando a agi', 'quando vai chegar a agi', 'singularidade'],
+      zh: ['agi 什么时候', 'agi什么时候', '通用人工智能什么时候', '哪一年实现 agi', '奇点'],
+    },
+  },
+  {
+    id: 'interpersonal',
+    names: /人情|interpersonal|non-technical/i,
+    reason: { en: 'interpersonal questions outside technology', pt: 'questões pessoais fora da tecnologia', zh: '非技术领域的人情博弈' },
+    patterns: {
+      en: ['my boss', 'office politics', 'my girlfriend', 'my boyfriend', 'my wife', 'my husband', 'relationship advice', 'dating'],
+      pt: ['meu chefe', 'política do escritório', 'minha namorada', 'meu namorado', 'minha esposa', 'meu marido', 'relacionamento amoroso'],
+      zh: ['我老板', '办公室政治', '女朋友', '男朋友', '人际关系', '恋爱'],
+    },
+  },
+  {
+    id: 'insider',
+    names: /未公开内部信息|internal information|insider/i,
+    reason: { en: 'judgements that need non-public inside information', pt: 'julgamentos que exigem informação interna não pública', zh: '需要未公开内部信息的判断' },
+    patterns: {
+      en: ['insider information', 'inside information', 'confidential', 'internal roadmap', 'secret plans'],
+      pt: ['informação interna', 'informações internas', 'confidencial', 'planos secretos'],
+      zh: ['内部消息', '内部信息', '机密', '未公开的计划'],
+    },
+  },
+  {
+    id: 'general-assistance',
+    names: /general-purpose assistance/i,
+    reason: { en: 'general-purpose help unrelated to my work', pt: 'ajuda genérica sem relação com o meu trabalho', zh: '与我的工作无关的通用求助' },
+    patterns: {
+      en: ['write me an email', 'book a flight', 'plan my vacation', 'do my homework'],
+      pt: ['escreva um e-mail', 'reserve um voo', 'planeje minhas férias', 'faça meu dever de casa'],
+      zh: ['帮我写邮件', '订机票', '安排旅行', '写作业'],
+    },
+  },
+];
+
+// 003 §11.2 names the banned words in English; these are the same words as
+// they are said in the other two languages.
+const BANNED_TRANSLATIONS = {
+  revolutionary: { pt: ['revolucionário', 'revolucionária'], zh: ['革命性'] },
+  disruptive: { pt: ['disruptivo', 'disruptiva'], zh: ['颠覆性'] },
+  'game-changer': { pt: ['divisor de águas'], zh: ['改变游戏规则'] },
+  magic: { pt: ['mágica', 'magia', 'mágico'], zh: ['魔法', '魔术'] },
+  obviously: { pt: ['obviamente'], zh: ['显然', '显而易见'] },
+  simply: { pt: ['simplesmente'], zh: [] },
+  'trust me': { pt: ['confie em mim'], zh: ['相信我'] },
+};
+
+const DEFAULT_EXIT = { en: ['exit', 'exit role', 'stop role-playing', 'stop roleplaying', 'back to normal', 'leave the role'], pt: ['sair', 'sair do papel', 'parar de interpretar', 'voltar ao normal', 'pode parar de fingir'] };
+const DEFAULT_REENTER = {
+  en: ['back in character', 'resume the role', 'role-play again', 'be karpathy again'],
+  pt: ['voltar ao papel', 'volte ao papel', 'volte a ser karpathy', 'retomar o papel'],
+  zh: ['继续扮演', '回到角色', '重新扮演', '恢复角色'],
+};
+
+// A section's whole text: the document bytes from its first chunk to its
+// last (chunks of one section may split a list, and overlap when they do).
+function sectionsTitled(chunks, re) {
+  const groups = new Map();
+  for (const c of chunks) {
+    if (!re.test(lastTitle(c))) continue;
+    const key = `${c.source}\u0000${c.title.join('\u0000')}`;
+    const g = groups.get(key) ?? { ...c, begin: c.begin, end: c.end };
+    g.begin = Math.min(g.begin, c.begin);
+    g.end = Math.max(g.end, c.end);
+    groups.set(key, g);
+  }
+  return [...groups.values()].map((g) => ({ ...g, text: g.bytes.subarray(g.begin, g.end).toString('utf8') }));
+}
+
+function numbered(text) {
+  // "1. a ... 2. b ..." (wrapped lines joined) -> items
+  return flat(text).split(/\s(?=\d{1,2}\.\s)/).map((s) => s.replace(/^\d{1,2}\.\s*/, '').trim()).filter(Boolean);
+}
+
+export function compilePersona(core, documents) {
+  const chunks = documents.flatMap(({ name, text }) => {
+    const bytes = Buffer.from(text, 'utf8');
+    return core.chunk(name, text).map((c) => ({ ...c, bytes }));
+  });
+  const all = documents.map((d) => d.text).join('\n');
+  const provenance = {};
+  const persona = { format: 'vesper-persona', version: 1 };
+
+  const simulating = /An agent simulating ([^—\n]+?) — ([^\n]+)/.exec(all);
+  persona.name = simulating ? simulating[1].trim() : 'the persona';
+  persona.id = persona.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  const surname = persona.name.split(' ').at(-1);
+  persona.self_names = [...new Set([persona.name, surname])];
+  const ptIdentity = /Agente que simula ([^\n]+?)(?:\. Use|\n)/.exec(all);
+  const zhIdentity = /\*\*我是谁\*\*：([^*]+?)(?=\s\*\*|$)/.exec(all);
+  persona.identity = {
+    en: simulating ? flat(`An agent simulating ${simulating[1].trim()} — ${simulating[2]}`).split(/(?<=\.)\s/)[0] : persona.name,
+    ...(ptIdentity ? { pt: flat(`Agente que simula ${ptIdentity[1]}`) } : {}),
+    ...(zhIdentity ? { zh: flat(zhIdentity[1]) } : {}),
+  };
+
+  const zhDisclaimer = /免责声明[^（(]*[（(]如「([^」]+)」/.exec(all);
+  persona.disclaimer = {
+    en: `I'm speaking from ${persona.name}'s perspective, inferred from public material: these are not his own words.`,
+    pt: `Falo a partir da perspectiva de ${persona.name}, inferida de material público: não são palavras dele.`,
+    zh: zhDisclaimer ? `${zhDisclaimer[1]}。` : `我以 ${surname} 视角和你聊，基于公开材料推断，非本人观点。`,
+  };
+  provenance.disclaimer = zhDisclaimer ? 'zh from the documents (角色扮演规则); en and pt translated by the compiler' : 'compiler default';
+
+  const structure = /Typical Response Structure:\s*([\s\S]+?)(?:\n\s*\n|Example —)/.exec(all);
+  persona.structure = structure ? numbered(structure[1]) : [];
+  const zhOrder = /先给框架，再给机制，再给例子/.exec(all);
+  if (zhOrder) persona.structure_zh = zhOrder[0];
+
+  // Banned words: "Revolutionary or disruptive (...)", "Magic — he always ..."
+  const bannedChunk = sectionsTitled(chunks, /Never Uses/i)[0];
+  const en = [];
+  if (bannedChunk) {
+    for (const line of bannedChunk.text.split('\n').map(flat).filter(Boolean)) {
+      const head = line.split(/\s[—(]/)[0];
+      for (const w of head.split(/\s+or\s+/i)) en.push(w.trim().toLowerCase());
+    }
+  }
+  persona.banned_words = {
+    en,
+    pt: en.flatMap((w) => BANNED_TRANSLATIONS[w]?.pt ?? []),
+    zh: en.flatMap((w) => BANNED_TRANSLATIONS[w]?.zh ?? []),
+  };
+  provenance.banned_words = bannedChunk ? `en from "${lastTitle(bannedChunk)}"; pt and zh are the compiler's translations` : 'none found';
+
+  const vocab = sectionsTitled(chunks, /Characteristic Vocabulary/i)[0];
+  persona.vocabulary = vocab
+    ? vocab.text.split('\n').map(flat).filter((l) => / — /.test(l)).map((l) => {
+        const [term, ...gloss] = l.split(' — ');
+        return { term: term.trim(), gloss: gloss.join(' — ').trim() };
+      })
+    : [];
+
+  const analogies = sectionsTitled(chunks, /Favorite Analogies/i)[0];
+  persona.analogies = analogies
+    ? numbered(analogies.text.split(/9\.5 —/)[0]).map((item) => {
+        const m = /^([^:]{3,60}):\s*(.+)$/.exec(item);
+        return m ? { title: m[1].trim(), text: m[2].trim() } : null;
+      }).filter(Boolean)
+    : [];
+
+  persona.quotes = [];
+  for (const c of sectionsTitled(chunks, /^From (His Blog|Twitter)/i)) {
+    for (const item of numbered(c.text.replace(/From (His Blog and Presentations|Twitter\/X and Interviews)/g, ' '))) {
+      const at = item.lastIndexOf(' — ');
+      const text = (at > 0 ? item.slice(0, at) : item).trim();
+      if (text.length < 20 || persona.quotes.some((q) => q.text === text)) continue;
+      persona.quotes.push({ text, source: at > 0 ? item.slice(at + 3).trim() : '', language: core.detectLanguage(text) });
+    }
+  }
+
+  // Question-and-answer pairs: headings phrased as questions, with their passage.
+  // A short line that asks a question, then the paragraph(s) that answer it.
+  persona.qa = [];
+  for (const { text } of documents) {
+    for (const m of text.matchAll(/^((?:How|What|Why|Should|When|Which|Como|O que|Por que|Qual)[^\n]{8,80}\?):?\s*\n\s*([\s\S]{80,1200}?)(?=\n\s*\n[^\n]{1,80}\n\s*\n|\n\s*\n\d+\.\d+ —|$)/gm)) {
+      const answer = flat(m[2]);
+      // A list of example questions is not an answer.
+      if (/^```/.test(answer) || (answer.slice(0, 200).match(/\?/g) ?? []).length > 1 || persona.qa.some((q) => q.question === m[1])) continue;
+      persona.qa.push({ question: m[1].replace(/^Example — Response to /, ''), answer: answer.slice(0, 900), language: core.detectLanguage(answer) });
+    }
+  }
+
+  // The trigger topics, from the English copy of "When to Use This Skill" when there are several.
+  const selfName = new RegExp(`^(${persona.self_names.join('|')}|${persona.name.split(' ')[0]})$`, 'i');
+  const topicLists = sectionsTitled(chunks, /^When to Use This Skill$/i).map((c) =>
+    [...new Set([...c.text.matchAll(/mentions (.+?) or related topics/g)].map((m) => m[1].replace(/["“”]/g, '').trim()))].filter((t) => !selfName.test(t)));
+  persona.topics = topicLists.find((t) => !['pt', 'zh'].includes(core.detectLanguage(t.join(', '))) && !/\b(do|da|de)\b/.test(t.join(' '))) ?? topicLists[0] ?? [];
+  if (!persona.topics.length) persona.topics = ['deep learning', 'neural networks', 'LLMs'];
+
+  const dont = sectionsTitled(chunks, /Do Not Use This Skill When/i)[0];
+  const notGood = /\*\*不擅长\*\*：([^#]+?)##/.exec(all);
+  const scopeText = `${dont?.text ?? ''}\n${notGood?.[1] ?? ''}`;
+  persona.out_of_scope_rules_text = [
+    ...(dont ? dont.text.split('\n').map(flat).filter(Boolean) : []),
+    ...(notGood ? notGood[1].split(/\s-\s/).map(flat).filter(Boolean) : []),
+  ];
+  persona.out_of_scope = SCOPE_RULES.filter((r) => r.names.test(scopeText)).map(({ id, reason, patterns }) => ({ id, reason, patterns }));
+  provenance.out_of_scope = 'rules named in "Do Not Use This Skill When" and 不擅长; their question patterns are the compiler\'s defaults';
+
+  const exitLine = /退出角色[^：:]*[：:]([^。]+)/.exec(all);
+  const zhExit = exitLine ? [...exitLine[1].matchAll(/「([^」]+)」/g)].map((m) => m[1]) : [];
+  persona.exit_phrases = { ...DEFAULT_EXIT, zh: zhExit.length ? zhExit : ['退出'] };
+  persona.reenter_phrases = DEFAULT_REENTER;
+  provenance.exit_phrases = zhExit.length ? 'zh from the documents (退出角色); en, pt and re-entry phrases are defaults' : 'defaults';
+
+  persona.phrases = PHRASES;
+  persona.provenance = provenance;
+  return persona;
+}

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Rebuilds vesper's default model (models/default/) end to end, as root on
+# Debian 12: fetches the training text, extracts aligned pairs, trains the
+# tokenizer and the table, exports model.vtab + model.onnx, evaluates it on
+# the development queries and writes the calibrated threshold into the
+# manifest and the report into EVAL.md. About 15 minutes on 2 cores.
+#   bash tools/models/default/build.sh [--epochs N]
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+epochs=5
+[ "${1:-}" = "--epochs" ] && epochs=$2
+
+# Debian's torch calls whatever libblas.so.3 is installed; the reference BLAS
+# makes training ten times slower than OpenBLAS.
+need=()
+for p in python3-torch python3-onnx sentencepiece libopenblas0-pthread; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || need+=("$p")
+done
+if [ ${#need[@]} -gt 0 ]; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+bash tools/setup.sh >/dev/null
+bash tools/build.sh >/dev/null   # the core chunks the knowledge base and runs the evaluation
+
+root=build/default-model
+out=models/default
+mkdir -p "$root/work"
+stage() { local name=$1; shift; local t0=$SECONDS; "$@"; echo "\"$name\": $((SECONDS - t0))," >> "$root/times"; }
+: > "$root/times"
+start=$SECONDS
+stage fetch bash tools/models/default/fetch-sources.sh "$root/src"
+stage extract /usr/bin/python3 tools/models/default/extract.py "$root/src" "$root/work"
+stage kb_pairs node tools/models/default/kb-pairs.mjs "$root/work/kb-pairs.tsv"
+rm -f "$out/tokenizer.model"   # retrain the tokenizer too
+stage train /usr/bin/python3 tools/models/default/train.py "$root/work" "$out" --epochs "$epochs" --threads "$(nproc)"
+cp "$root/work/counts.json" "$out/eval/pair-counts.json"
+{ echo "{"; cat "$root/times"; echo "\"total\": $((SECONDS - start)), \"cores\": $(nproc)"; echo "}"; } > "$out/eval/build-times.json"
+node tools/models/default/eval.mjs --model "$out" --write-threshold --json "$out/eval/report.json" --markdown "$out/EVAL.md"
+du -b "$out"/tokenizer.model "$out"/model.vtab "$out"/model.onnx
