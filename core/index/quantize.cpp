@@ -55,6 +55,37 @@ float DotInt8(const float* q, const int8_t* codes, size_t n, float scale) {
   return sum * scale;
 }
 
+float QuantizeQueryInt16(const float* q, size_t n, int16_t* q16) {
+  float max = 0.f;
+  for (size_t i = 0; i < n; ++i) max = std::max(max, std::fabs(q[i]));
+  if (max == 0.f) {
+    for (size_t i = 0; i < n; ++i) q16[i] = 0;
+    return 0.f;
+  }
+  // 2^14 - 1 keeps 127 * q16 * 2 per lane, summed over 4096 dims, inside int32.
+  const float inv = 16383.f / max;
+  for (size_t i = 0; i < n; ++i) q16[i] = static_cast<int16_t>(std::lrintf(q[i] * inv));
+  return max / 16383.f;
+}
+
+int32_t DotInt8Int16(const int16_t* q16, const int8_t* codes, size_t n) {
+  size_t i = 0;
+  int32_t sum = 0;
+#if defined(__wasm_simd128__)
+  v128_t acc0 = wasm_i32x4_splat(0), acc1 = acc0;
+  for (; i + 16 <= n; i += 16) {
+    v128_t c = wasm_v128_load(codes + i);
+    acc0 = wasm_i32x4_add(acc0, wasm_i32x4_dot_i16x8(wasm_i16x8_extend_low_i8x16(c), wasm_v128_load(q16 + i)));
+    acc1 = wasm_i32x4_add(acc1, wasm_i32x4_dot_i16x8(wasm_i16x8_extend_high_i8x16(c), wasm_v128_load(q16 + i + 8)));
+  }
+  v128_t s = wasm_i32x4_add(acc0, acc1);
+  sum = wasm_i32x4_extract_lane(s, 0) + wasm_i32x4_extract_lane(s, 1) + wasm_i32x4_extract_lane(s, 2) +
+        wasm_i32x4_extract_lane(s, 3);
+#endif
+  for (; i < n; ++i) sum += static_cast<int32_t>(q16[i]) * codes[i];
+  return sum;
+}
+
 void SignBits(const float* v, size_t n, uint64_t* bits) {
   for (size_t w = 0; w < BinaryWords(n); ++w) bits[w] = 0;
   for (size_t i = 0; i < n; ++i) {

@@ -78,7 +78,22 @@ float VectorStore::Score(const float* query, uint32_t label) const {
 
 void VectorStore::Search(const float* query, size_t k, float threshold, std::vector<Hit>& out) const {
   if (format_ == VectorFormat::kBinary) return SearchBinary(query, k, threshold, out);
-  top_.Reset(k);
+#if defined(__wasm_simd128__)
+  // WASM has no cheap int8 -> float path, but has an integer dot product:
+  // scan with the query in int16, keep a few spare candidates, then score
+  // those exactly, so results equal the float path's (and native's).
+  const bool integer_scan = format_ == VectorFormat::kInt8;
+#else
+  const bool integer_scan = false;
+#endif
+  float q_scale = 0.f;
+  if (integer_scan) {
+    query_i16_.resize(dims_);
+    q_scale = QuantizeQueryInt16(query, dims_, query_i16_.data());
+  }
+  const size_t pool = integer_scan ? k + 8 : k;
+  const float bar = integer_scan ? threshold - 1e-3f : threshold;
+  top_.Reset(pool);
   constexpr size_t kBlock = 256;
   if (scores_.size() < kBlock) scores_.resize(kBlock);
   const size_t n = alive_.size();
@@ -86,6 +101,11 @@ void VectorStore::Search(const float* query, size_t k, float threshold, std::vec
     size_t count = std::min(kBlock, n - start);
     if (format_ == VectorFormat::kFloat32) {
       DotRows(query, data_.data() + start * dims_, count, dims_, scores_.data());
+    } else if (integer_scan) {
+      for (size_t i = 0; i < count; ++i) {
+        scores_[i] = static_cast<float>(DotInt8Int16(query_i16_.data(), codes_.data() + (start + i) * dims_, dims_)) *
+                     q_scale * scales_[start + i];
+      }
     } else {
       for (size_t i = 0; i < count; ++i) {
         scores_[i] = DotInt8(query, codes_.data() + (start + i) * dims_, dims_, scales_[start + i]);
@@ -93,10 +113,17 @@ void VectorStore::Search(const float* query, size_t k, float threshold, std::vec
     }
     for (size_t i = 0; i < count; ++i) {
       float s = scores_[i];
-      if (s >= threshold && alive_[start + i] && s > top_.floor()) top_.Push(static_cast<uint32_t>(start + i), s);
+      if (s >= bar && alive_[start + i] && s > top_.floor()) top_.Push(static_cast<uint32_t>(start + i), s);
     }
   }
   top_.TakeSorted(out);
+  if (!integer_scan) return;
+  rescore_.Reset(k);
+  for (const Hit& h : out) {
+    float s = DotInt8(query, codes_.data() + static_cast<size_t>(h.label) * dims_, dims_, scales_[h.label]);
+    if (s >= threshold) rescore_.Push(h.label, s);
+  }
+  rescore_.TakeSorted(out);
 }
 
 // Sign codes find candidates (fewest differing bits, as a negated score),
@@ -113,13 +140,12 @@ void VectorStore::SearchBinary(const float* query, size_t k, float threshold, st
     if (s > top_.floor()) top_.Push(static_cast<uint32_t>(i), s);
   }
   top_.TakeSorted(out);
-  TopK exact;
-  exact.Reset(k);
+  rescore_.Reset(k);
   for (const Hit& h : out) {
     float s = Dot(query, data_.data() + static_cast<size_t>(h.label) * dims_, dims_);
-    if (s >= threshold) exact.Push(h.label, s);
+    if (s >= threshold) rescore_.Push(h.label, s);
   }
-  exact.TakeSorted(out);
+  rescore_.TakeSorted(out);
 }
 
 void VectorStore::Save(ByteWriter& w) const {

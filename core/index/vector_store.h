@@ -64,6 +64,8 @@ class VectorStore {
   mutable TopK top_;
   mutable std::vector<float> scores_;       // per-block scratch, reused across queries
   mutable std::vector<uint64_t> query_bits_;
+  mutable std::vector<int16_t> query_i16_;  // the query for WASM's integer int8 scan
+  mutable TopK rescore_;                    // exact scores of the candidates (binary, WASM int8)
 };
 
 }  // namespace vesper

@@ -4,6 +4,9 @@
 //   vesper_bench hnsw [n dims queries M efC]   build + recall/QPS sweep over ef
 //   vesper_bench encode MODEL FILE...          SentencePiece encode MB/s
 //   vesper_bench scan [n dims]                 exact fp32 scan
+//   vesper_bench hnsw-file DATA QUERIES TRUTH n nq dims M efC
+//                                              the same on shared float32/int32 files (bench/run.mjs)
+//   vesper_bench scan-formats [n dims]         fp32, int8, 1-bit + rescore vs a plain pass over the bytes
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -18,6 +21,7 @@
 #include "core/index/hnsw_index.h"
 #include "core/index/vector_store.h"
 #include "core/tokenizer/tokenizer.h"
+#include "core/util/bytes.h"
 
 using namespace vesper;
 using Clock = std::chrono::steady_clock;
@@ -138,6 +142,123 @@ int Scan(int argc, char** argv) {
   return 0;
 }
 
+template <typename T>
+std::vector<T> ReadArray(const char* path, size_t count) {
+  std::string raw = ReadFile(path);
+  if (raw.size() != count * sizeof(T)) {
+    std::fprintf(stderr, "%s holds %zu bytes, expected %zu\n", path, raw.size(), count * sizeof(T));
+    std::exit(2);
+  }
+  std::vector<T> out(count);
+  std::memcpy(out.data(), raw.data(), raw.size());
+  return out;
+}
+
+// The HNSW sweep on vectors every engine of bench/run.mjs reads from the same files.
+int HnswFile(int argc, char** argv) {
+  if (argc < 10) { std::fprintf(stderr, "usage: vesper_bench hnsw-file DATA QUERIES TRUTH n nq dims M efC\n"); return 2; }
+  size_t n = std::stoul(argv[5]), nq = std::stoul(argv[6]), dims = std::stoul(argv[7]);
+  HnswParams p;
+  p.M = std::stoul(argv[8]);
+  p.ef_construction = std::stoul(argv[9]);
+  auto data = ReadArray<float>(argv[2], n * dims);
+  auto queries = ReadArray<float>(argv[3], nq * dims);
+  auto truth = ReadArray<int32_t>(argv[4], nq * 10);
+  HnswIndex index(dims, p, n);
+  auto t0 = Clock::now();
+  for (size_t i = 0; i < n; ++i) index.Add(static_cast<uint32_t>(i), data.data() + i * dims);
+  double build = Seconds(t0, Clock::now());
+  Bytes saved;
+  ByteWriter w(saved);
+  index.Save(w);
+  std::printf("{\"bench\":\"hnsw-file\",\"kernel\":\"%s\",\"n\":%zu,\"dims\":%zu,\"queries\":%zu,\"M\":%u,\"efC\":%u,"
+              "\"build_s\":%.3f,\"index_bytes_per_vector\":%.1f,\"sweep\":[",
+              DotKernelName(), n, dims, nq, p.M, p.ef_construction, build, static_cast<double>(saved.size()) / n);
+  std::vector<Hit> hits;
+  bool first = true;
+  for (uint32_t ef : {10u, 20u, 40u, 80u, 160u, 320u}) {
+    index.set_ef_search(ef);
+    for (size_t q = 0; q < nq; ++q) index.Search(queries.data() + q * dims, 10, -2.f, hits);  // warm-up
+    size_t found = 0;
+    for (size_t q = 0; q < nq; ++q) {
+      index.Search(queries.data() + q * dims, 10, -2.f, hits);
+      std::set<int32_t> t(truth.begin() + q * 10, truth.begin() + (q + 1) * 10);
+      for (auto& h : hits) found += t.count(static_cast<int32_t>(h.label));
+    }
+    auto t = Clock::now();
+    size_t done = 0;
+    while (done < 3 * nq || Seconds(t, Clock::now()) < 1.0) {
+      for (size_t q = 0; q < nq; ++q) index.Search(queries.data() + q * dims, 10, -2.f, hits);
+      done += nq;
+    }
+    double secs = Seconds(t, Clock::now());
+    std::printf("%s{\"ef\":%u,\"recall10\":%.4f,\"qps\":%.1f,\"us_per_query\":%.2f}", first ? "" : ",", ef,
+                static_cast<double>(found) / (10.0 * nq), done / secs, 1e6 * secs / done);
+    first = false;
+  }
+  std::printf("]}\n");
+  return 0;
+}
+
+// Exact top-10 scans in each stored format against the memory-bandwidth bound:
+// one plain pass that sums the same number of bytes (no scoring, no heap).
+int ScanFormats(int argc, char** argv) {
+  size_t n = argc > 2 ? std::stoul(argv[2]) : 100000;
+  size_t dims = argc > 3 ? std::stoul(argv[3]) : 768;
+  auto data = Clustered(n, dims, 100, 3);
+  auto time_it = [](auto&& fn) {
+    fn(0);
+    auto t = Clock::now();
+    int reps = 0;
+    while (reps < 5 || Seconds(t, Clock::now()) < 1.5) fn(++reps);
+    return Seconds(t, Clock::now()) / reps;
+  };
+  // The bound: one pass reading the fp32 vectors' bytes as 64-bit words
+  // (an add per word: memory-bound, not compute-bound), scaled to the bytes
+  // each format has to read.
+  std::vector<uint64_t> words(n * dims / 2);
+  std::memcpy(words.data(), data.data(), words.size() * 8);
+  volatile uint64_t sink = 0;
+  double pass = time_it([&](int) {
+    uint64_t acc[8] = {0};
+    const size_t m = words.size() & ~size_t(7);
+    for (size_t i = 0; i < m; i += 8)
+      for (int j = 0; j < 8; ++j) acc[j] += words[i + j];
+    uint64_t t = 0;
+    for (uint64_t a : acc) t += a;
+    sink = t;
+  });
+  const double gbps = words.size() * 8.0 / pass / 1e9;
+  const double pass_f32 = 4.0 * n * dims / (gbps * 1e9), pass_i8 = 1.0 * n * dims / (gbps * 1e9);
+  std::printf("{\"bench\":\"scan-formats\",\"kernel\":\"%s\",\"n\":%zu,\"dims\":%zu,"
+              "\"bound_f32\":{\"ms\":%.3f,\"GB_per_s\":%.2f},\"bound_int8\":{\"ms\":%.3f,\"GB_per_s\":%.2f},\"formats\":[",
+              DotKernelName(), n, dims, 1e3 * pass_f32, gbps, 1e3 * pass_i8, gbps);
+  bool first = true;
+  for (VectorFormat fmt : {VectorFormat::kFloat32, VectorFormat::kInt8, VectorFormat::kBinary}) {
+    VectorStore store(dims, fmt);
+    for (size_t i = 0; i < n; ++i) store.Add(data.data() + i * dims);
+    std::vector<Hit> hits, truth;
+    VectorStore exact(dims);
+    if (fmt != VectorFormat::kFloat32) for (size_t i = 0; i < n; ++i) exact.Add(data.data() + i * dims);
+    double secs = time_it([&](int rep) { store.Search(data.data() + (rep % 100) * dims, 10, -2.f, hits); });
+    // Recall@10 against the fp32 scan over 20 queries.
+    size_t found = 0;
+    for (int q = 0; q < 20; ++q) {
+      store.Search(data.data() + (q * 37 % n) * dims, 10, -2.f, hits);
+      (fmt == VectorFormat::kFloat32 ? store : exact).Search(data.data() + (q * 37 % n) * dims, 10, -2.f, truth);
+      std::set<uint32_t> t;
+      for (auto& h : truth) t.insert(h.label);
+      for (auto& h : hits) found += t.count(h.label);
+    }
+    const char* name = fmt == VectorFormat::kFloat32 ? "float32" : fmt == VectorFormat::kInt8 ? "int8" : "binary+rescore";
+    std::printf("%s{\"format\":\"%s\",\"bytes_per_vector\":%zu,\"ms_per_query\":%.3f,\"recall10\":%.3f}", first ? "" : ",",
+                name, store.bytes_per_vector(), 1e3 * secs, found / 200.0);
+    first = false;
+  }
+  std::printf("]}\n");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -145,6 +266,8 @@ int main(int argc, char** argv) {
   if (what == "hnsw") return Hnsw(argc, argv);
   if (what == "encode") return Encode(argc, argv);
   if (what == "scan") return Scan(argc, argv);
-  std::fprintf(stderr, "usage: vesper_bench hnsw|encode|scan ...\n");
+  if (what == "hnsw-file") return HnswFile(argc, argv);
+  if (what == "scan-formats") return ScanFormats(argc, argv);
+  std::fprintf(stderr, "usage: vesper_bench hnsw|hnsw-file|encode|scan|scan-formats ...\n");
   return 2;
 }

@@ -30,6 +30,7 @@ const url = `http://127.0.0.1:${server.address().port}/`;
 const queries = ['Why did Tesla bet on cameras instead of LiDAR?', 'O que é Software 2.0?', '什么是从零构建', 'How do I start learning deep learning?'];
 const cold = [];
 const perQuery = [];
+const memory = [];
 for (let r = 0; r < runs; r++) {
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-background-networking'] });
   const page = await browser.newPage(); // a fresh profile: nothing cached
@@ -39,6 +40,11 @@ for (let r = 0; r < runs; r++) {
   await page.fill('#query', queries[0]);
   await page.waitForFunction(() => document.querySelectorAll('#results li:not(.hint)').length > 0, null, { timeout: 60_000 });
   cold.push(Date.now() - t0);
+  // What the page holds once the default pack is loaded: JS heap and the core's WASM memory.
+  memory.push(await page.evaluate(() => ({
+    jsHeapBytes: performance.memory?.usedJSHeapSize ?? null,
+    wasmBytes: window.vesperEngine.core.m.HEAP8?.buffer.byteLength ?? null,
+  })));
   for (const q of queries) {
     const t = await page.evaluate(async (q) => {
       const t1 = performance.now();
@@ -53,9 +59,10 @@ server.close();
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const stages = ['tokenizeMs', 'embedMs', 'searchMs', 'totalMs'];
 const result = {
-  model: model ?? 'none (lexical)',
+  model: model ?? JSON.parse(readFileSync(join(site, 'config.json'), 'utf8')).model ?? 'none (lexical)',
   runs,
   coldLoadToFirstResultMs: { median: median(cold), all: cold },
+  memoryAfterLoad: memory[memory.length - 1],
   perQueryMedianMs: Object.fromEntries(stages.map((s) => [s, Number(median(perQuery.map((q) => q[s])).toFixed(2))])),
 };
 process.stdout.write(JSON.stringify(result) + '\n');

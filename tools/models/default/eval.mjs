@@ -189,11 +189,11 @@ function markdown(r, queries) {
     '(run by `bash tools/models/default/build.sh`, which rebuilds the model end to end). Everything goes through the core, ' +
     'the chunker and the search the page and the CLI use.', '',
     `- Model: \`${r.model}\`, a static model: ${train ? `${train.vocab.toLocaleString('en')} SentencePiece pieces x ${train.dims} dims, int8` : 'see manifest.json'}; ` +
-    `a text's vector is the L2-normalised sum of its pieces' rows (SIF weights folded in). Trained on ${train ? train.pairs.toLocaleString('en') : '?'} aligned pairs ` +
-    `for ${train?.epochs ?? '?'} epochs (models/default/SOURCES.md lists the sources and their licences).`,
+    `a text's vector is the L2-normalised sum of its pieces' rows (SIF weights folded in). Trained on ${train ? train.pairs.toLocaleString('en') : '?'} ` +
+    `examples (aligned pairs, knowledge-base pairs and question-to-passage bundles) for ${train?.epochs ?? '?'} epochs (models/default/SOURCES.md lists the sources and their licences).`,
     `- Files: tokenizer.model ${mb(size('tokenizer.model'))} MB, model.vtab ${mb(size('model.vtab'))} MB (the core's table), model.onnx ${mb(size('model.onnx'))} MB (the same model for ONNX Runtime): ` +
     `${mb(size('tokenizer.model') + size('model.vtab') + size('model.onnx'))} MB in all.`,
-    times ? `- Rebuild: ${Math.round(times.total / 60)} min on ${times.cores} cores (fetch ${times.fetch} s, extract ${times.extract} s, knowledge-base pairs ${times.kb_pairs} s, tokenizer + training + export ${times.train} s).` : '- Rebuild time: see eval/build-times.json after a rebuild.',
+    times ? `- Rebuild (\`bash tools/models/default/build.sh\`): ${Math.round(times.total / 60)} min on ${times.cores} cores (fetch ${times.fetch} s, extract ${times.extract} s, knowledge-base pairs ${times.kb_pairs} s, tokenizer + training + export ${times.train} s).` : '- Rebuild time: see eval/build-times.json after a rebuild.',
     `- Knowledge base: ${r.chunks} passages of web/kb/karpathy (en, pt, zh). Queries: ${r.queries} in-domain (models/default/eval/queries.tsv: paraphrased, ` +
     `${r.table['cross-lingual'].bm25.n} of them asking in one language for content that exists only in another) and ${r.ood} the knowledge base cannot answer.`,
     '- A query is answered at rank r when the r-th passage holds one of its answer markers. Hybrid is the product\'s ranking: cosine + 0.75 x BM25 for passages in the query\'s language, the cosine alone across languages.',
@@ -215,6 +215,8 @@ function markdown(r, queries) {
   lines.push('', '<details><summary>Best cosine per query</summary>', '', '| id | best | question |', '|---|---|---|');
   for (const q of queries) lines.push(`| ${q.id} | ${r.best[q.id].toFixed(3)} | ${q.question} |`);
   lines.push('', '</details>', '');
+  // Hand-written observations kept next to the generated numbers.
+  try { lines.push(readFileSync(join(dir, 'eval/notes.md'), 'utf8')); } catch { /* none */ }
   return lines.join('\n');
 }
 

@@ -99,7 +99,7 @@ def train_tokenizer(work: Path, out: Path, pairs, vocab: int, threads: int, rng:
          f"--vocab_size={vocab}", "--character_coverage=0.9995", "--byte_fallback=true", "--split_digits=true",
          "--normalization_rule_name=nmt_nfkc_cf", "--pad_id=0", "--eos_id=1", "--bos_id=2", "--unk_id=3",
          f"--num_threads={threads}", "--input_sentence_size=1200000", "--shuffle_input_sentence=true",
-         "--max_sentence_length=4096", "--minloglevel=2"],
+         "--max_sentence_length=4096", "--minloglevel=2", "--random_seed=7"],
         check=True)
     (out / "tokenizer.model").write_bytes(prefix.with_suffix(".model").read_bytes())
     return out / "tokenizer.model"

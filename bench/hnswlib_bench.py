@@ -1,0 +1,46 @@
+#!/usr/bin/python3
+"""Native hnswlib (Debian's python3-hnswlib, the same library vesper wraps)
+on bench/run.mjs's files: build time, index bytes per vector, recall@10 and
+queries per second over ef. One thread, like vesper's WASM build.
+
+    hnswlib_bench.py PREFIX n nq dims M efC
+"""
+import json
+import os
+import sys
+import tempfile
+import time
+
+import hnswlib
+import numpy as np
+
+prefix, n, nq, dims, M, efc = sys.argv[1], *map(int, sys.argv[2:7])
+data = np.fromfile(prefix + ".data.f32", dtype=np.float32).reshape(n, dims)
+queries = np.fromfile(prefix + ".queries.f32", dtype=np.float32).reshape(nq, dims)
+truth = np.fromfile(prefix + ".truth.i32", dtype=np.int32).reshape(nq, 10)
+
+index = hnswlib.Index(space="ip", dim=dims)
+index.init_index(max_elements=n, M=M, ef_construction=efc, random_seed=100)
+index.set_num_threads(1)
+t = time.perf_counter()
+index.add_items(data, np.arange(n), num_threads=1)
+build = time.perf_counter() - t
+with tempfile.TemporaryDirectory() as d:
+    index.save_index(os.path.join(d, "i.bin"))
+    size = os.path.getsize(os.path.join(d, "i.bin"))
+
+sweep = []
+for ef in (10, 20, 40, 80, 160, 320):
+    index.set_ef(ef)
+    labels, _ = index.knn_query(queries, k=10, num_threads=1)
+    recall = np.mean([len(set(labels[i]) & set(truth[i])) / 10 for i in range(nq)])
+    t = time.perf_counter()
+    done = 0
+    while done < 3 * nq or time.perf_counter() - t < 1.0:
+        index.knn_query(queries, k=10, num_threads=1)
+        done += nq
+    secs = time.perf_counter() - t
+    sweep.append({"ef": ef, "recall10": round(float(recall), 4), "qps": round(done / secs, 1), "us_per_query": round(1e6 * secs / done, 2)})
+print(json.dumps({"bench": "hnswlib-python", "version": getattr(hnswlib, "__version__", "0.6.2 (Debian)"), "n": n, "dims": dims,
+                  "queries": nq, "M": M, "efC": efc, "build_s": round(build, 3), "index_bytes_per_vector": round(size / n, 1),
+                  "sweep": sweep}))

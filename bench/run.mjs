@@ -1,0 +1,151 @@
+#!/usr/bin/env node
+// vesper against what people would use instead, in one run on the same data.
+// Writes bench/REPORT.md and bench/results/report.json with the machine and
+// the exact commands. Not part of the test suite (timings are machine facts).
+//
+//   node bench/run.mjs [--quick] [--skip-page]
+//
+// Needs: tools/build.sh done (native + WASM), Debian's python3-hnswlib and
+// python3-numpy (installed here if missing), Chromium for the page figures.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot } from '../tools/cli/core.mjs';
+
+const quick = process.argv.includes('--quick');
+const skipPage = process.argv.includes('--skip-page');
+const work = join(repoRoot, 'build/bench');
+mkdirSync(work, { recursive: true });
+mkdirSync(join(repoRoot, 'bench/results'), { recursive: true });
+const native = join(repoRoot, 'build/vesper_bench');
+const wasm = join(repoRoot, 'build-wasm/vesper_bench.cjs');
+for (const f of [native, wasm]) if (!existsSync(f)) throw new Error(`${f} is missing: run tools/build.sh first`);
+if (!existsSync('/usr/lib/python3/dist-packages/hnswlib.cpython-311-x86_64-linux-gnu.so')) {
+  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'python3-hnswlib', 'python3-numpy'], { stdio: 'inherit' });
+}
+
+const commands = [];
+function run(cmd, args, { json = true } = {}) {
+  const shown = [cmd, ...args].map((a) => a.replace(repoRoot + '/', '')).join(' ');
+  commands.push(shown);
+  process.stderr.write(`bench: ${shown}\n`);
+  const out = execFileSync(cmd, args, { cwd: repoRoot, maxBuffer: 256 << 20, env: { ...process.env, NODE_PATH: '/usr/share/nodejs' } }).toString();
+  return json ? JSON.parse(out.trim().split('\n').pop()) : out;
+}
+
+const machine = {
+  cpu: cpus()[0]?.model, cores: cpus().length, memoryGB: Number((totalmem() / 2 ** 30).toFixed(1)),
+  node: process.version, date: new Date().toISOString(),
+  kernel: execFileSync('uname', ['-sr']).toString().trim(),
+  emcc: execFileSync('emcc', ['--version']).toString().split('\n')[0],
+  simd: run(native, ['scan', '1000', '64']).kernel,
+};
+
+// 1. HNSW on shared files: vesper native, vesper WASM (node), native hnswlib (python).
+const hnswConfigs = quick ? [[20000, 384], [5000, 768]] : [[100000, 384], [20000, 768]];
+const hnsw = [];
+for (const [n, dims] of hnswConfigs) {
+  const nq = 500;
+  const prefix = join(work, `clustered-${n}x${dims}`);
+  if (!existsSync(`${prefix}.truth.i32`)) run('/usr/bin/python3', ['bench/make_data.py', prefix, String(n), String(nq), String(dims)], { json: false });
+  const files = [`${prefix}.data.f32`, `${prefix}.queries.f32`, `${prefix}.truth.i32`, String(n), String(nq), String(dims), '16', '200'];
+  hnsw.push({
+    n, dims,
+    vesperNative: run(native, ['hnsw-file', ...files]),
+    vesperWasm: run('node', ['--no-experimental-fetch', wasm, 'hnsw-file', ...files]),
+    hnswlib: run('/usr/bin/python3', ['bench/hnswlib_bench.py', prefix, String(n), String(nq), String(dims), '16', '200']),
+  });
+}
+
+// 2. Exact scan at 100k x 768 in each format against the bandwidth bound.
+const scanArgs = quick ? ['20000', '768'] : ['100000', '768'];
+const scan = { native: run(native, ['scan-formats', ...scanArgs]), wasm: run('node', ['--no-experimental-fetch', wasm, 'scan-formats', ...scanArgs]) };
+
+// 3. Tokenizers on the seeds and on a larger multilingual text.
+const seeds = ['000_a7129b241560df3c', '001_1978079c4e36f2a4', '002_6590c5b5da9c1cba', '003_c06ab8017086ce50', '004_5e780afbf1eb5331']
+  .map((s) => join(repoRoot, 'web/kb/karpathy', `${s}.txt`));
+const large = join(work, 'multilingual.txt');
+{
+  // The knowledge base and the default model's aligned text (when it was rebuilt here), about 8 MB.
+  const pairs = join(repoRoot, 'build/default-model/work/pairs.tsv');
+  let text = seeds.map((f) => readFileSync(f, 'utf8')).join('\n');
+  if (existsSync(pairs)) text += '\n' + readFileSync(pairs, 'utf8').split('\n').slice(0, quick ? 20000 : 120000).map((l) => l.split('\t').slice(2).join('\n')).join('\n');
+  else while (text.length < 4e6) text += '\n' + text;
+  writeFileSync(large, text);
+}
+const gemma = join(repoRoot, 'models/embeddinggemma-300m/tokenizer.model');
+const defaultTok = join(repoRoot, 'models/default/tokenizer.model');
+const tokenizers = [];
+for (const [name, corpus] of [['seeds', seeds], ['multilingual', [large]]]) {
+  tokenizers.push({
+    corpus: name,
+    gemma3: {
+      native: run(native, ['encode', gemma, ...corpus]),
+      wasm: run('node', ['--no-experimental-fetch', wasm, 'encode', gemma, ...corpus]),
+      js: run('node', ['bench/tokenizer.mjs', gemma, ...corpus]),
+    },
+    defaultUnigram: { native: run(native, ['encode', defaultTok, ...corpus]), wasm: run('node', ['--no-experimental-fetch', wasm, 'encode', defaultTok, ...corpus]) },
+  });
+}
+
+// 4 + 5. The page in headless Chromium with the default model and pack.
+const page = skipPage ? null : run('node', ['tools/bench/page-timing.mjs', '--runs', quick ? '1' : '3']);
+
+const report = { machine, hnsw, scan, tokenizers, page, commands };
+writeFileSync(join(repoRoot, 'bench/results/report.json'), JSON.stringify(report, null, 1) + '\n');
+writeFileSync(join(repoRoot, 'bench/REPORT.md'), markdown(report));
+process.stderr.write('bench: wrote bench/REPORT.md and bench/results/report.json\n');
+
+// ---- the Markdown report ----
+
+function atRecall(sweep, target = 0.95) {
+  return sweep.find((s) => s.recall10 >= target) ?? sweep[sweep.length - 1];
+}
+
+function markdown(r) {
+  const L = [];
+  const f = (x, d = 2) => Number(x).toFixed(d);
+  L.push('# vesper benchmarks', '', `Generated by \`node bench/run.mjs${quick ? ' --quick' : ''}\` on ${r.machine.date.slice(0, 10)}.`, '',
+    `Machine: ${r.machine.cpu}, ${r.machine.cores} cores, ${r.machine.memoryGB} GiB; ${r.machine.kernel}; node ${r.machine.node}; ${r.machine.emcc}; native dot kernel ${r.machine.simd}. ` +
+    'All engines single-threaded. Timings on a shared 2-core VM move by ±20% between runs.', '');
+  L.push('## 1. HNSW (M=16, efConstruction=200, clustered unit vectors, 500 queries, recall@10 against exact search)', '');
+  for (const h of r.hnsw) {
+    L.push(`### ${h.n.toLocaleString('en')} x ${h.dims}`, '', '| engine | build s | index bytes/vector | ' + h.vesperNative.sweep.map((s) => `ef=${s.ef} recall / QPS`).join(' | ') + ' |',
+      '|---|---|---|' + h.vesperNative.sweep.map(() => '---').join('|') + '|');
+    for (const [name, e] of [['vesper native', h.vesperNative], ['vesper WASM (node)', h.vesperWasm], ['hnswlib (python3-hnswlib)', h.hnswlib]]) {
+      L.push(`| ${name} | ${f(e.build_s, 1)} | ${f(e.index_bytes_per_vector, 0)} | ${e.sweep.map((s) => `${f(s.recall10, 3)} / ${f(s.qps, 0)}`).join(' | ')} |`);
+    }
+    const w = atRecall(h.vesperWasm.sweep), n = atRecall(h.hnswlib.sweep), v = atRecall(h.vesperNative.sweep);
+    L.push('', `At the first ef reaching recall@10 >= 0.95: vesper WASM ${f(w.us_per_query, 0)} µs/query (ef ${w.ef}), hnswlib ${f(n.us_per_query, 0)} µs (ef ${n.ef}), vesper native ${f(v.us_per_query, 0)} µs (ef ${v.ef}): ` +
+      `**WASM / native hnswlib = ${f(w.us_per_query / n.us_per_query)}x**, WASM / vesper native = ${f(w.us_per_query / v.us_per_query)}x.`, '');
+  }
+  L.push('## 2. Exact scan (top-10) against the memory-bandwidth bound', '', `${Number(r.scan.native.n).toLocaleString('en')} x ${r.scan.native.dims}. The bound is the time to read each format's bytes once at the machine's streaming rate.`, '',
+    '| build | format | bytes/vector | ms/query | recall@10 vs fp32 | bound ms (same bytes) | x bound |', '|---|---|---|---|---|---|---|');
+  for (const [build, s] of [['native', r.scan.native], ['WASM', r.scan.wasm]]) {
+    for (const x of s.formats) {
+      const bound = x.format === 'int8' ? s.bound_int8.ms : x.format === 'float32' ? s.bound_f32.ms : null;
+      L.push(`| ${build} | ${x.format} | ${x.bytes_per_vector} | ${f(x.ms_per_query, 2)} | ${f(x.recall10, 3)} | ${bound ? f(bound, 2) : '–'} | ${bound ? f(x.ms_per_query / bound) : '–'} |`);
+    }
+  }
+  L.push('', `Bandwidth of the plain pass (64-bit words): native ${f(r.scan.native.bound_f32.GB_per_s, 1)} GB/s, WASM ${f(r.scan.wasm.bound_f32.GB_per_s, 1)} GB/s; the bound for a format is its bytes at that rate. ` +
+    '1-bit codes rescore on the fp32 vectors they keep, so they are faster to scan, not smaller.', '');
+  L.push('## 3. Tokenizers (MB/s of UTF-8 input, one line at a time)', '', '| corpus | Gemma 3 BPE: vesper native | vesper WASM | WASM/native | @lenml/tokenizers (JS) | ids equal | default unigram: native | WASM | WASM/native |', '|---|---|---|---|---|---|---|---|---|');
+  for (const t of r.tokenizers) {
+    const g = t.gemma3, d = t.defaultUnigram;
+    L.push(`| ${t.corpus} (${(g.native.bytes / 1e6).toFixed(2)} MB) | ${f(g.native.MB_per_s)} | ${f(g.wasm.MB_per_s)} | ${f(g.wasm.MB_per_s / g.native.MB_per_s)} | ${f(g.js.lenmlMBps)} | ${g.js.idsEqual}/${g.js.lines} | ${f(d.native.MB_per_s)} | ${f(d.wasm.MB_per_s)} | ${f(d.wasm.MB_per_s / d.native.MB_per_s)} |`);
+  }
+  L.push('');
+  if (r.page) {
+    const p = r.page;
+    L.push('## 4. The page end to end (headless Chromium, fresh profile each run)', '', `Model: ${p.model}. Cold load to first result: median ${p.coldLoadToFirstResultMs.median} ms (${p.coldLoadToFirstResultMs.all.join(', ')}). ` +
+      `Per query (median): tokenize ${p.perQueryMedianMs.tokenizeMs} ms, embed ${p.perQueryMedianMs.embedMs} ms, search ${p.perQueryMedianMs.searchMs} ms, total ${p.perQueryMedianMs.totalMs} ms.`, '');
+    L.push('## 5. Memory', '', `After loading the default pack: JS heap ${p.memoryAfterLoad?.jsHeapBytes ? (p.memoryAfterLoad.jsHeapBytes / 1e6).toFixed(1) + ' MB' : 'n/a'}, WASM memory ${p.memoryAfterLoad?.wasmBytes ? (p.memoryAfterLoad.wasmBytes / 1e6).toFixed(1) + ' MB' : 'n/a'}.`);
+  } else {
+    L.push('## 5. Memory', '');
+  }
+  const s = r.scan.native.formats;
+  L.push(`Bytes per stored vector at ${r.scan.native.dims} dims: ${s.map((x) => `${x.format} ${x.bytes_per_vector}`).join(', ')}; the HNSW graph adds ${r.hnsw.map((h) => `${f(h.vesperNative.index_bytes_per_vector - 4 * h.dims, 0)} bytes (${h.dims} dims, vector copy excluded)`).join(', ')}.`, '');
+  L.push('## Commands', '', ...r.commands.map((c) => `    ${c}`), '');
+  return L.join('\n');
+}
