@@ -234,6 +234,45 @@ Answer AnswerQuestion(const Persona& persona, const Collection& collection, std:
     }
   }
 
+  // A question the persona's own Q&A answers: its answer, cited where the knowledge base holds it.
+  if (state.in_role) {
+    const std::vector<std::string> qt = ContentTerms(q);
+    for (const PersonaQa& qa : persona.qa()) {
+      if (!qa.language.empty() && qa.language != a.language) continue;
+      const size_t wanted = ContentTerms(qa.question).size();
+      const size_t shared = Overlap(qt, qa.question);
+      if (wanted < 2 || shared < 2 || shared * 10 < wanted * 7) continue;
+      SearchOptions lex;
+      lex.k = 3;
+      lex.threshold = 0.f;
+      lex.mode = SearchMode::kLexical;
+      const std::string probe = qa.answer.substr(0, std::min<size_t>(qa.answer.size(), 40));
+      for (const SearchResult& r : collection.Search(qa.answer.substr(0, 300), nullptr, 0, lex)) {
+        const Chunk& chunk = collection.chunk(r.label);
+        std::string flat;
+        for (char c : chunk.text) flat += (c == '\n' ? ' ' : c);
+        if (flat.find(probe) == std::string::npos) continue;
+        Composer composer(persona, collection, a.language, true);
+        const size_t n = composer.Cite(r.label, r.vector_score >= -1.f ? r.vector_score : r.score);
+        const std::string mark = " [" + std::to_string(n) + "]";
+        std::vector<std::string> said;
+        for (const Sentence& sentence : SplitSentences(qa.answer)) {
+          if (!persona.UsesBannedWord(sentence.text)) said.push_back(sentence.text);
+          if (said.size() == opt.max_sentences) break;
+        }
+        if (said.empty()) break;
+        std::string body = said[0] + mark;
+        for (size_t i = 1; i < said.size() && i < 3; ++i) body += " " + said[i] + mark;
+        blocks.push_back(body);
+        if (said.size() > 3) blocks.push_back(said[3] + mark);
+        blocks.push_back(ph.next_steps);
+        a.kind = AnswerKind::kAnswer;
+        a.citations = composer.TakeCitations();
+        return finish(a);
+      }
+    }
+  }
+
   // Retrieve.
   SearchOptions so;
   so.k = opt.k;

@@ -50,7 +50,7 @@ struct AnswerOptions {
   size_t k = 8;              // passages retrieved
   size_t max_passages = 3;   // passages an answer may draw on
   size_t max_sentences = 4;  // sentences quoted from them
-  float language_margin = 0.08f;  // how much weaker a same-language passage may be and still win
+  float language_margin = 0.05f;  // how much weaker a same-language passage may be and still win
 };
 
 // query_vector: the question embedded with the collection's model (query

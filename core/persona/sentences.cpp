@@ -117,9 +117,31 @@ std::vector<Sentence> SplitSentences(std::string_view passage) {
       ++k;
     if (k > 0 && k < s.size() && k <= 4) s = s.substr(k);
     if (s.size() < 24 || LooksLikeCode(s)) return;
+    // A passage that starts mid-sentence (chunk overlap) starts lower-case: not quotable.
+    if (s[0] >= 'a' && s[0] <= 'z' && out.empty()) return;
+    // Very long runs (flattened lists without punctuation) are cut at a clause boundary.
+    if (s.size() > 320) {
+      size_t cut = std::string::npos;
+      for (std::string_view mark : {std::string_view("\xEF\xBC\x8C"), std::string_view("\xEF\xBC\x9B"), std::string_view(", "), std::string_view("; ")}) {
+        size_t at = s.rfind(mark, 300);
+        if (at != std::string::npos && at > 80 && (cut == std::string::npos || at > cut)) cut = at;
+      }
+      if (cut == std::string::npos) return;
+      s = s.substr(0, cut) + "\xE2\x80\xA6";  // …
+    }
     out.push_back({std::move(s), out.size()});
   };
+  std::vector<std::string> pieces;
   for (const std::string& seg : Segments(passage)) {
+    // Markdown lists flattened onto one line ("擅长： - a - b") are items, not one sentence.
+    size_t from = 0;
+    for (size_t at = seg.find(" - "); at != std::string::npos; at = seg.find(" - ", at + 3)) {
+      pieces.push_back(seg.substr(from, at - from));
+      from = at + 3;
+    }
+    pieces.push_back(seg.substr(from));
+  }
+  for (const std::string& seg : pieces) {
     std::string_view text = seg;
     size_t begin = 0;
     for (size_t i = 0; i < text.size();) {

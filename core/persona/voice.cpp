@@ -71,16 +71,19 @@ std::string English(std::string s, const std::vector<std::string>& names) {
       continue;
     }
     out += "I";
-    // Subject: the verb that follows agrees with "I".
-    if (i < s.size() && s[i] == ' ') {
+    // Subject: the verb that follows agrees with "I" (past an adverb: "always recommends").
+    while (i < s.size() && s[i] == ' ') {
       size_t b = i + 1, e = b;
       while (e < s.size() && IsAlpha(s[e])) ++e;
-      std::string verb = s.substr(b, e - b);
-      if (IsLowerWord(verb)) {
-        out += ' ';
-        out += FirstPersonVerb(verb);
-        i = e;
-      }
+      std::string word = s.substr(b, e - b);
+      if (!IsLowerWord(word)) break;
+      out += ' ';
+      static const char* kAdverbs[] = {"always", "also", "often", "never", "sometimes", "usually", "still", "then", "even"};
+      bool adverb = (word.size() > 3 && word.compare(word.size() - 2, 2, "ly") == 0) ||
+                    std::any_of(std::begin(kAdverbs), std::end(kAdverbs), [&](const char* a) { return word == a; });
+      out += adverb ? word : FirstPersonVerb(word);
+      i = e;
+      if (!adverb) break;
     }
   }
   // "his" elsewhere in a sentence about the persona is the persona's.

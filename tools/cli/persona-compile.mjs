@@ -230,10 +230,11 @@ export function compilePersona(core, documents) {
   }
 
   // Question-and-answer pairs: headings phrased as questions, with their passage.
-  // A short line that asks a question, then the paragraph(s) that answer it.
+  // A short line that asks a question, then the paragraph(s) that answer it, up to the
+  // next heading-like line (not `$`: under /m it would end the answer at its first line break).
   persona.qa = [];
   for (const { text } of documents) {
-    for (const m of text.matchAll(/^((?:How|What|Why|Should|When|Which|Como|O que|Por que|Qual)[^\n]{8,80}\?):?\s*\n\s*([\s\S]{80,1200}?)(?=\n\s*\n[^\n]{1,80}\n\s*\n|\n\s*\n\d+\.\d+ —|$)/gm)) {
+    for (const m of text.matchAll(/^((?:How|What|Why|Should|When|Which|Como|O que|Por que|Qual)[^\n]{8,80}\?):?\s*\n\s*([\s\S]{80,2400}?)(?=\n\s*\n[^\n]{0,79}[^.。\n]\n\s*\n|\n\s*\n\d+\.\d+ —|(?![\s\S]))/gm)) {
       const answer = flat(m[2]);
       // A list of example questions is not an answer.
       if (/^```/.test(answer) || (answer.slice(0, 200).match(/\?/g) ?? []).length > 1 || persona.qa.some((q) => q.question === m[1])) continue;
