@@ -314,6 +314,8 @@ async function main() {
     }
   }
   renderDatabases();
+  // The slider starts at the selected database's threshold (the model's calibrated one).
+  if ($('db-select').value) setThreshold(e.defaultThreshold($('db-select').value));
   if (config.persona) {
     try {
       const persona = e.loadPersona(await (await fetch(config.persona)).text());
