@@ -116,6 +116,24 @@ bool MatchesPhrase(const std::string& key, const ListByLanguage& phrases, std::s
   return false;
 }
 
+// The passage that holds `text` verbatim (line breaks aside): where a quote or
+// a Q&A answer of the persona's is cited. Found lexically, confirmed by its start.
+const SearchResult* FindPassageHolding(const Collection& collection, const std::string& text,
+                                       std::vector<SearchResult>& hits) {
+  SearchOptions lex;
+  lex.k = 3;
+  lex.threshold = 0.f;
+  lex.mode = SearchMode::kLexical;
+  const std::string probe = text.substr(0, std::min<size_t>(text.size(), 40));
+  hits = collection.Search(text.substr(0, 300), nullptr, 0, lex);
+  for (const SearchResult& r : hits) {
+    std::string flat = collection.chunk(r.label).text;
+    std::replace(flat.begin(), flat.end(), '\n', ' ');
+    if (flat.find(probe) != std::string::npos) return &r;
+  }
+  return nullptr;
+}
+
 struct Candidate {
   std::string text;
   size_t passage;   // index into the chosen passages
@@ -125,8 +143,8 @@ struct Candidate {
 
 class Composer {
  public:
-  Composer(const Persona& persona, const Collection& collection, const std::string& language, bool in_role)
-      : persona_(persona), collection_(collection), lang_(language), in_role_(in_role) {}
+  Composer(const Persona& persona, const Collection& collection, bool in_role)
+      : persona_(persona), collection_(collection), in_role_(in_role) {}
 
   // Cites a passage (once) and returns its 1-based marker.
   size_t Cite(uint32_t label, float score) {
@@ -147,7 +165,6 @@ class Composer {
  private:
   const Persona& persona_;
   const Collection& collection_;
-  std::string lang_;
   bool in_role_;
   std::vector<Citation> citations_;
 };
@@ -235,41 +252,33 @@ Answer AnswerQuestion(const Persona& persona, const Collection& collection, std:
   }
 
   // A question the persona's own Q&A answers: its answer, cited where the knowledge base holds it.
+  const std::vector<std::string> qterms = ContentTerms(q);
   if (state.in_role) {
-    const std::vector<std::string> qt = ContentTerms(q);
     for (const PersonaQa& qa : persona.qa()) {
       if (!qa.language.empty() && qa.language != a.language) continue;
       const size_t wanted = ContentTerms(qa.question).size();
-      const size_t shared = Overlap(qt, qa.question);
+      const size_t shared = Overlap(qterms, qa.question);
       if (wanted < 2 || shared < 2 || shared * 10 < wanted * 7) continue;
-      SearchOptions lex;
-      lex.k = 3;
-      lex.threshold = 0.f;
-      lex.mode = SearchMode::kLexical;
-      const std::string probe = qa.answer.substr(0, std::min<size_t>(qa.answer.size(), 40));
-      for (const SearchResult& r : collection.Search(qa.answer.substr(0, 300), nullptr, 0, lex)) {
-        const Chunk& chunk = collection.chunk(r.label);
-        std::string flat;
-        for (char c : chunk.text) flat += (c == '\n' ? ' ' : c);
-        if (flat.find(probe) == std::string::npos) continue;
-        Composer composer(persona, collection, a.language, true);
-        const size_t n = composer.Cite(r.label, r.vector_score >= -1.f ? r.vector_score : r.score);
-        const std::string mark = " [" + std::to_string(n) + "]";
-        std::vector<std::string> said;
-        for (const Sentence& sentence : SplitSentences(qa.answer)) {
-          if (!persona.UsesBannedWord(sentence.text)) said.push_back(sentence.text);
-          if (said.size() == opt.max_sentences) break;
-        }
-        if (said.empty()) break;
-        std::string body = said[0] + mark;
-        for (size_t i = 1; i < said.size() && i < 3; ++i) body += " " + said[i] + mark;
-        blocks.push_back(body);
-        if (said.size() > 3) blocks.push_back(said[3] + mark);
-        blocks.push_back(ph.next_steps);
-        a.kind = AnswerKind::kAnswer;
-        a.citations = composer.TakeCitations();
-        return finish(a);
+      std::vector<SearchResult> hits;
+      const SearchResult* held = FindPassageHolding(collection, qa.answer, hits);
+      if (!held) continue;
+      Composer composer(persona, collection, true);
+      const size_t n = composer.Cite(held->label, held->score);
+      const std::string mark = " [" + std::to_string(n) + "]";
+      std::vector<std::string> said;
+      for (const Sentence& sentence : SplitSentences(qa.answer)) {
+        if (!persona.UsesBannedWord(sentence.text)) said.push_back(sentence.text);
+        if (said.size() == opt.max_sentences) break;
       }
+      if (said.empty()) continue;
+      std::string body = said[0] + mark;
+      for (size_t i = 1; i < said.size() && i < 3; ++i) body += " " + said[i] + mark;
+      blocks.push_back(body);
+      if (said.size() > 3) blocks.push_back(said[3] + mark);
+      blocks.push_back(ph.next_steps);
+      a.kind = AnswerKind::kAnswer;
+      a.citations = composer.TakeCitations();
+      return finish(a);
     }
   }
 
@@ -298,7 +307,6 @@ Answer AnswerQuestion(const Persona& persona, const Collection& collection, std:
   }
 
   // Sentences of the chosen passages, scored by what they share with the question.
-  const std::vector<std::string> qterms = ContentTerms(q);
   std::vector<Candidate> cands;
   for (size_t p = 0; p < chosen.size(); ++p) {
     const Chunk& c = collection.chunk(chosen[p].label);
@@ -310,12 +318,9 @@ Answer AnswerQuestion(const Persona& persona, const Collection& collection, std:
       cands.push_back({std::move(s.text), p, s.index, score});
     }
   }
-  if (cands.empty()) {  // only code or diagrams: point at the passage rather than paste it
-    a.kind = AnswerKind::kAnswer;
-  }
   std::stable_sort(cands.begin(), cands.end(), [](const Candidate& x, const Candidate& y) { return x.score > y.score; });
 
-  Composer composer(persona, collection, a.language, state.in_role);
+  Composer composer(persona, collection, state.in_role);
   std::vector<bool> used(cands.size(), false);
   size_t budget = opt.max_sentences;
   auto take = [&](auto&& pred) -> int {
@@ -378,19 +383,11 @@ Answer AnswerQuestion(const Persona& persona, const Collection& collection, std:
         pick = &quote;
       }
     }
-    if (pick) {
-      SearchOptions lex;
-      lex.k = 3;
-      lex.threshold = 0.f;
-      lex.mode = SearchMode::kLexical;
-      std::string probe = pick->text.substr(0, std::min<size_t>(pick->text.size(), 80));
-      for (const SearchResult& r : collection.Search(pick->text, nullptr, 0, lex)) {
-        if (collection.chunk(r.label).text.find(probe.substr(0, std::min<size_t>(probe.size(), 40))) == std::string::npos) continue;
-        size_t n = composer.Cite(r.label, r.score);
-        blocks.push_back(ph.quote + "\xE2\x80\x9C" + pick->text + "\xE2\x80\x9D" +
-                         (pick->source.empty() ? "" : " (" + pick->source + ")") + " [" + std::to_string(n) + "]");
-        break;
-      }
+    std::vector<SearchResult> hits;
+    if (const SearchResult* r = pick ? FindPassageHolding(collection, pick->text, hits) : nullptr) {
+      size_t n = composer.Cite(r->label, r->score);
+      blocks.push_back(ph.quote + "\xE2\x80\x9C" + pick->text + "\xE2\x80\x9D" +
+                       (pick->source.empty() ? "" : " (" + pick->source + ")") + " [" + std::to_string(n) + "]");
     }
     blocks.push_back(ph.next_steps);
   }

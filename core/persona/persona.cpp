@@ -52,7 +52,7 @@ ListByLanguage Lists(const json& o, const char* key, const std::string& field) {
     if (!v.is_array()) Bad(field + "." + key + "." + lang, "must be a list");
     for (auto& s : v) {
       if (!s.is_string()) Bad(field + "." + key + "." + lang, "must hold strings");
-      out[lang].push_back(LowerAscii(s.get<std::string>()));
+      out[lang].push_back(FoldText(s.get<std::string>()));
     }
   }
   return out;
@@ -73,21 +73,20 @@ std::vector<T> Array(const json& o, const char* key, F&& each) {
   return out;
 }
 
+// Every sentence frame, by its name in the file: parsed and checked from one list.
+constexpr std::pair<const char*, std::string VoicePhrases::*> kPhraseFields[] = {
+    {"intuition", &VoicePhrases::intuition},       {"mechanism", &VoicePhrases::mechanism},
+    {"example", &VoicePhrases::example},           {"limitation", &VoicePhrases::limitation},
+    {"next_steps", &VoicePhrases::next_steps},     {"quote", &VoicePhrases::quote},
+    {"other_language", &VoicePhrases::other_language}, {"dont_know", &VoicePhrases::dont_know},
+    {"decline", &VoicePhrases::decline},           {"exited", &VoicePhrases::exited},
+    {"reentered", &VoicePhrases::reentered},       {"neutral_intro", &VoicePhrases::neutral_intro},
+    {"neutral_dont_know", &VoicePhrases::neutral_dont_know},
+};
+
 VoicePhrases ParsePhrases(const json& o, const std::string& field) {
   VoicePhrases p;
-  p.intuition = Str(o, "intuition", field);
-  p.mechanism = Str(o, "mechanism", field);
-  p.example = Str(o, "example", field);
-  p.limitation = Str(o, "limitation", field);
-  p.next_steps = Str(o, "next_steps", field);
-  p.quote = Str(o, "quote", field);
-  p.other_language = Str(o, "other_language", field);
-  p.dont_know = Str(o, "dont_know", field);
-  p.decline = Str(o, "decline", field);
-  p.exited = Str(o, "exited", field);
-  p.reentered = Str(o, "reentered", field);
-  p.neutral_intro = Str(o, "neutral_intro", field);
-  p.neutral_dont_know = Str(o, "neutral_dont_know", field);
+  for (auto [name, member] : kPhraseFields) p.*member = Str(o, name, field);
   return p;
 }
 
@@ -147,9 +146,9 @@ Persona Persona::FromJson(std::string_view text) {
 
   // The persona's own sentences must obey its own rules.
   for (auto& [lang, ph] : p.phrases_) {
-    for (const std::string* s : {&ph.intuition, &ph.mechanism, &ph.example, &ph.limitation, &ph.next_steps, &ph.quote,
-                                 &ph.other_language, &ph.dont_know, &ph.decline, &ph.reentered}) {
-      if (p.UsesBannedWord(*s)) Bad("phrases." + lang, "\"" + *s + "\" uses a word the persona never uses");
+    for (auto [name, member] : kPhraseFields) {
+      const std::string& s = ph.*member;
+      if (p.UsesBannedWord(s)) Bad("phrases." + lang + "." + name, "\"" + s + "\" uses a word the persona never uses");
     }
   }
   for (auto& [lang, d] : p.disclaimer_) {
@@ -164,7 +163,7 @@ const VoicePhrases& Persona::phrases(const std::string& language) const {
 }
 
 bool Persona::UsesBannedWord(std::string_view text, const std::string& language) const {
-  const std::string lower = LowerAscii(text);
+  const std::string lower = FoldText(text);
   for (auto& [lang, words] : banned_) {
     if (!language.empty() && lang != language) continue;
     for (const std::string& w : words) {

@@ -10,8 +10,6 @@ namespace vesper {
 
 // Lower-cases and strips Latin diacritics; other scripts pass through.
 std::string FoldText(std::string_view text);
-// Kept for callers that fold their phrase lists once: the same as FoldText.
-inline std::string LowerAscii(std::string_view text) { return FoldText(text); }
 // `needle` (already folded) occurs in `folded_haystack` with no Latin letter
 // or digit touching either end.
 bool ContainsWord(std::string_view folded_haystack, std::string_view needle);

@@ -36,9 +36,8 @@ export function resolveModel(spec) {
       if (!existsSync(root)) continue;
       for (const name of readdirSync(root)) {
         const path = join(root, name, 'manifest.json');
-        if (existsSync(path) && JSON.parse(readFileSync(path, 'utf8')).id === base) {
-          return { manifest: JSON.parse(readFileSync(path, 'utf8')), dir: join(root, name) };
-        }
+        const manifest = existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : null;
+        if (manifest?.id === base) return { manifest, dir: join(root, name) };
       }
     }
   }

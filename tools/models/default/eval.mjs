@@ -22,7 +22,7 @@ const { values: opt } = parseArgs({
   },
 });
 
-export function readQueries(path = join(repoRoot, 'models/default/eval/queries.tsv')) {
+function readQueries(path = join(repoRoot, 'models/default/eval/queries.tsv')) {
   return readFileSync(path, 'utf8').split('\n').filter((l) => l && !l.startsWith('#')).map((line) => {
     const [id, lang, cross, markers, question] = line.split('\t');
     return { id, lang, cross: cross === 'yes', ood: markers === '-', markers: markers === '-' ? [] : markers.split('|').map((m) => m.toLowerCase()), question };

@@ -197,23 +197,23 @@ def wordnet(root: Path):
 def main():
     src, out_dir = Path(sys.argv[1]), Path(sys.argv[2])
     out_dir.mkdir(parents=True, exist_ok=True)
+    # Manuals shipped per language as same-named pages: (package, English pages, translated pages).
+    handbook = "debian-handbook/usr/share/doc/debian-handbook/html"
+    gimp = "usr/share/gimp/2.0/help"
+    pages = {}
+    for kind, source, en_dir, other_dir in [
+        ("en-pt", "debian-handbook", f"{handbook}/en-US", f"{handbook}/pt-BR"),
+        ("en-zh", "debian-handbook", f"{handbook}/en-US", f"{handbook}/zh-CN"),
+        ("en-pt", "gimp-help-pt-br", f"gimp-help-en/{gimp}/en", f"gimp-help-pt-br/{gimp}/pt_BR"),
+        ("en-zh", "gimp-help-zh-cn", f"gimp-help-en/{gimp}/en", f"gimp-help-zh-cn/{gimp}/zh_CN"),
+    ]:
+        pages[(kind, source)] = lambda k=kind, e=en_dir, o=other_dir: align_pages(k, src / e, src / o, "*.html")
     sources = {
         ("en-pt", "libreoffice-help-pt-br"): lambda: libreoffice_help(src, "pt-BR"),
         ("en-zh", "libreoffice-help-zh-cn"): lambda: libreoffice_help(src, "zh-CN"),
         ("en-pt", "libreoffice-l10n-pt-br"): lambda: gettext_catalogs(src / "libreoffice-l10n-pt-br", "en-pt"),
         ("en-zh", "libreoffice-l10n-zh-cn"): lambda: gettext_catalogs(src / "libreoffice-l10n-zh-cn", "en-zh"),
-        ("en-pt", "debian-handbook"): lambda: align_pages(
-            "en-pt", src / "debian-handbook/usr/share/doc/debian-handbook/html/en-US",
-            src / "debian-handbook/usr/share/doc/debian-handbook/html/pt-BR", "*.html"),
-        ("en-zh", "debian-handbook"): lambda: align_pages(
-            "en-zh", src / "debian-handbook/usr/share/doc/debian-handbook/html/en-US",
-            src / "debian-handbook/usr/share/doc/debian-handbook/html/zh-CN", "*.html"),
-        ("en-pt", "gimp-help-pt-br"): lambda: align_pages(
-            "en-pt", src / "gimp-help-en/usr/share/gimp/2.0/help/en",
-            src / "gimp-help-pt-br/usr/share/gimp/2.0/help/pt_BR", "*.html"),
-        ("en-zh", "gimp-help-zh-cn"): lambda: align_pages(
-            "en-zh", src / "gimp-help-en/usr/share/gimp/2.0/help/en",
-            src / "gimp-help-zh-cn/usr/share/gimp/2.0/help/zh_CN", "*.html"),
+        **pages,
         ("en-pt", "dict-freedict-eng-por"): lambda: freedict(src / "dict-freedict-eng-por", "freedict-eng-por", True),
         ("en-pt", "dict-freedict-por-eng"): lambda: freedict(src / "dict-freedict-por-eng", "freedict-por-eng", False),
         ("en-en", "wordnet-base"): lambda: wordnet(src / "wordnet-base"),

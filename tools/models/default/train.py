@@ -193,7 +193,6 @@ def main():
     bundle_left, bundle_right = bundles(encoded, left, right, args.bundles, rng)
     left = torch.tensor(left + bundle_left)
     right = torch.tensor(right + bundle_right)
-    keep += [None] * len(bundle_left)
     batches = Batches(encoded)
     log(f"encoded {len(unique)} texts ({time.time() - t0:.0f} s)")
 
@@ -208,12 +207,12 @@ def main():
     opt = torch.optim.Adam([table], lr=3e-3)
     scale = 20.0  # 1 / temperature
 
-    steps_per_epoch = math.ceil(len(keep) / args.batch)
+    steps_per_epoch = math.ceil(len(left) / args.batch)
     total_steps = steps_per_epoch * args.epochs
     history = []
     step = 0
     for epoch in range(args.epochs):
-        order = torch.randperm(len(keep))
+        order = torch.randperm(len(left))
         running = 0.0
         for s in range(steps_per_epoch):
             idx = order[s * args.batch:(s + 1) * args.batch]
@@ -253,7 +252,7 @@ def main():
     write_vtab_int8(args.out / "model.vtab", weights)
     write_onnx(args.out / "model.onnx", weights)
     (args.out / "train-log.json").write_text(json.dumps({
-        "pairs": len(keep), "texts": len(unique), "vocab": vocab, "dims": args.dims, "epochs": args.epochs,
+        "pairs": len(left), "texts": len(unique), "vocab": vocab, "dims": args.dims, "epochs": args.epochs,
         "batch": args.batch, "seconds": round(time.time() - t0), "history": history}, indent=1))
     log(f"done in {time.time() - t0:.0f} s")
 
