@@ -304,8 +304,8 @@ void Collection::LoadVectors(ByteReader& r) {
 
 void Collection::SaveHnsw(ByteWriter& w) const { hnsw_->Save(w); }
 
-void Collection::LoadHnsw(ByteReader& r) {
-  auto index = std::make_unique<HnswIndex>(HnswIndex::Load(r));
+void Collection::LoadHnsw(ByteReader& r, size_t label_bytes) {
+  auto index = std::make_unique<HnswIndex>(HnswIndex::Load(r, label_bytes));
   if (index->dims() != model_.dims) r.fail("HNSW dims do not match the collection's model");
   for (uint32_t i = 0; i < chunks_.size(); ++i) {
     if (index->Contains(i) != static_cast<bool>(alive_[i])) r.fail("HNSW graph and chunks disagree");

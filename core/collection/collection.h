@@ -90,7 +90,7 @@ class Collection {
   static Collection LoadMeta(ByteReader& r);
   void LoadChunks(ByteReader& r);
   void LoadVectors(ByteReader& r);
-  void LoadHnsw(ByteReader& r);
+  void LoadHnsw(ByteReader& r, size_t label_bytes = 8);
   // Rebuilds what is derived rather than stored (BM25), after loading.
   void FinishLoad();
 

@@ -151,7 +151,19 @@ std::vector<Collection> ParsePack(const uint8_t* data, size_t size, const ModelI
           break;
         case kHnsw:
           if (!c.has_vectors()) Corrupt("HNSW graph in a lexical-only collection");
-          c.LoadHnsw(r);
+          if (version >= 2) {
+            c.LoadHnsw(r);
+          } else {
+            // Version 1 copied hnswlib's size_t labels: 8 bytes from native
+            // builds, 4 from wasm32. The wrong guess fails validation.
+            try {
+              c.LoadHnsw(r, 8);
+              if (!r.done()) r.fail("unexpected bytes at the end of the section");
+            } catch (const Error&) {
+              r = ByteReader(data + s.offset, s.size, what);
+              c.LoadHnsw(r, 4);
+            }
+          }
           break;
         default: Corrupt("unknown section kind " + std::to_string(s.kind));
       }

@@ -17,7 +17,7 @@
 
 namespace vesper {
 
-constexpr uint32_t kPackVersion = 1;
+constexpr uint32_t kPackVersion = 2;  // 2: HNSW labels stored as u64 on every platform
 
 Bytes SavePack(const std::vector<const Collection*>& collections);
 

@@ -4,7 +4,9 @@
 
 #include <hnswlib/hnswlib.h>
 
+#include <algorithm>
 #include <cstring>
+#include <limits>
 #include <unordered_set>
 
 #include "core/index/dot.h"
@@ -37,10 +39,128 @@ using Graph = hnswlib::HierarchicalNSW<float>;
 
 }  // namespace
 
+// hnswlib's graph, searched by our own loop rather than searchKnn: the same
+// best-first walk (so the same results), but with scratch kept between
+// queries instead of two priority queues and a pooled visited list per call,
+// and each neighbour list's distances computed four rows at a time.
 struct HnswIndex::Impl {
-  explicit Impl(size_t dims) : space(dims) {}
+  explicit Impl(size_t dims) : space(dims), dims(dims) {}
   Space space;
+  size_t dims;
   std::unique_ptr<Graph> graph;
+
+  using Entry = std::pair<float, hnswlib::tableint>;  // (distance, internal id)
+  std::vector<uint16_t> visited;  // visited[id] == epoch: seen in this query
+  uint16_t epoch = 0;
+  std::vector<Entry> frontier;  // min-heap on distance: nodes to expand
+  std::vector<Entry> found;     // max-heap on distance: the ef best so far
+  std::vector<hnswlib::tableint> batch_ids;
+  std::vector<float> batch_dist;
+
+  const float* Vector(hnswlib::tableint id) const {
+    return reinterpret_cast<const float*>(graph->getDataByInternalId(id));
+  }
+  float Distance(const float* q, hnswlib::tableint id) const { return 1.f - DotKernel(q, Vector(id), dims); }
+
+  // Distances from q to batch_ids[0..n) into batch_dist.
+  void DistanceBatch(const float* q, size_t n) {
+    size_t i = 0;
+    const float* rows[4];
+    for (; i + 4 <= n; i += 4) {
+      for (size_t j = 0; j < 4; ++j) rows[j] = Vector(batch_ids[i + j]);
+      DotKernel4(q, rows, dims, &batch_dist[i]);
+    }
+    for (; i < n; ++i) batch_dist[i] = DotKernel(q, Vector(batch_ids[i]), dims);
+    for (size_t j = 0; j < n; ++j) batch_dist[j] = 1.f - batch_dist[j];
+  }
+
+  void BeginQuery() {
+    const Graph& g = *graph;
+    if (visited.size() < g.cur_element_count) visited.resize(g.max_elements_, 0);
+    if (++epoch == 0) {  // tags wrapped: forget every old mark
+      std::fill(visited.begin(), visited.end(), 0);
+      epoch = 1;
+    }
+    if (batch_ids.size() < g.maxM0_ + 1) {
+      batch_ids.resize(g.maxM0_ + 1);
+      batch_dist.resize(g.maxM0_ + 1);
+    }
+  }
+
+  // Greedy descent through the upper layers (hnswlib's searchKnn prologue).
+  hnswlib::tableint Descend(const float* q) {
+    const Graph& g = *graph;
+    hnswlib::tableint current = g.enterpoint_node_;
+    float best = Distance(q, current);
+    for (int level = g.maxlevel_; level > 0; --level) {
+      for (bool moved = true; moved;) {
+        moved = false;
+        const hnswlib::linklistsizeint* list = g.get_linklist(current, level);
+        size_t n = *reinterpret_cast<const unsigned short*>(list);  // hnswlib keeps the count in the low half
+        const auto* ids = reinterpret_cast<const hnswlib::tableint*>(list + 1);
+        for (size_t j = 0; j < n; ++j) batch_ids[j] = ids[j];
+        DistanceBatch(q, n);
+        for (size_t j = 0; j < n; ++j) {
+          if (batch_dist[j] < best) best = batch_dist[j], current = batch_ids[j], moved = true;
+        }
+      }
+    }
+    return current;
+  }
+
+  // Best-first search of layer 0 from `entry` keeping the ef nearest in
+  // `found` (hnswlib's searchBaseLayerST, deleted nodes walked through but
+  // never kept).
+  void SearchLayer0(const float* q, hnswlib::tableint entry, size_t ef) {
+    const Graph& g = *graph;
+    const bool deletions = g.num_deleted_ != 0;
+    auto nearer = [](const Entry& a, const Entry& b) { return a.first > b.first; };  // min-heap order
+    auto farther = [](const Entry& a, const Entry& b) { return a.first < b.first; };  // max-heap order
+    frontier.clear();
+    found.clear();
+    float bound = std::numeric_limits<float>::max();
+    float d = Distance(q, entry);
+    if (!deletions || !g.isMarkedDeleted(entry)) {
+      bound = d;
+      found.push_back({d, entry});
+    }
+    frontier.push_back({deletions && g.isMarkedDeleted(entry) ? bound : d, entry});
+    visited[entry] = epoch;
+    while (!frontier.empty()) {
+      Entry next = frontier.front();
+      if (next.first > bound && (found.size() == ef || !deletions)) break;
+      std::pop_heap(frontier.begin(), frontier.end(), nearer);
+      frontier.pop_back();
+      const hnswlib::linklistsizeint* list = g.get_linklist0(next.second);
+      size_t n = *reinterpret_cast<const unsigned short*>(list);  // hnswlib keeps the count in the low half
+      const auto* ids = reinterpret_cast<const hnswlib::tableint*>(list + 1);
+      size_t fresh = 0;
+      for (size_t j = 0; j < n; ++j) {
+        hnswlib::tableint id = ids[j];
+        if (visited[id] == epoch) continue;
+        visited[id] = epoch;
+        __builtin_prefetch(Vector(id));  // natively only: WASM has no prefetch
+        batch_ids[fresh++] = id;
+      }
+      DistanceBatch(q, fresh);
+      for (size_t j = 0; j < fresh; ++j) {
+        float dist = batch_dist[j];
+        if (found.size() >= ef && dist >= bound) continue;
+        hnswlib::tableint id = batch_ids[j];
+        frontier.push_back({dist, id});
+        std::push_heap(frontier.begin(), frontier.end(), nearer);
+        if (!deletions || !g.isMarkedDeleted(id)) {
+          found.push_back({dist, id});
+          std::push_heap(found.begin(), found.end(), farther);
+        }
+        if (found.size() > ef) {
+          std::pop_heap(found.begin(), found.end(), farther);
+          found.pop_back();
+        }
+        if (!found.empty()) bound = found.front().first;
+      }
+    }
+  }
 };
 
 HnswIndex::HnswIndex(size_t dims, HnswParams params, size_t initial_capacity)
@@ -87,21 +207,23 @@ void HnswIndex::Search(const float* query, size_t k, float threshold, std::vecto
   out.clear();
   Graph& g = *impl_->graph;
   if (k == 0 || g.cur_element_count == g.num_deleted_) return;
-  g.setEf(std::max<size_t>(params_.ef_search, k));
-  auto heap = g.searchKnn(query, k);  // farthest first
-  out.resize(heap.size());
-  size_t n = heap.size();
-  while (!heap.empty()) {
-    out[--n] = Hit{static_cast<uint32_t>(heap.top().second), 1.f - heap.top().first};
-    heap.pop();
+  Impl& impl = *impl_;
+  impl.BeginQuery();
+  impl.SearchLayer0(query, impl.Descend(query), std::max<size_t>(params_.ef_search, k));
+  auto& found = impl.found;
+  std::sort(found.begin(), found.end());  // nearest first; ties by internal id
+  for (size_t i = 0; i < found.size() && out.size() < k; ++i) {
+    float score = 1.f - found[i].first;
+    if (score < threshold) break;
+    out.push_back(Hit{static_cast<uint32_t>(g.getExternalLabel(found[i].second)), score});
   }
-  size_t keep = 0;
-  for (const Hit& h : out) if (h.score >= threshold) out[keep++] = h;
-  out.resize(keep);
 }
 
 // hnswlib 0.6.2 saves only to files; this writes the same state to bytes
 // through its public members, and Load validates every link before use.
+// Each node is its level-0 links, its vector and its label as a u64: hnswlib's
+// own memory image natively, but labels are size_t, 4 bytes in wasm32, so
+// the label is written out rather than copied with the image.
 void HnswIndex::Save(ByteWriter& w) const {
   const Graph& g = *impl_->graph;
   w.u32(static_cast<uint32_t>(dims_));
@@ -112,14 +234,18 @@ void HnswIndex::Save(ByteWriter& w) const {
   w.u64(g.cur_element_count);
   w.u32(static_cast<uint32_t>(g.maxlevel_));
   w.u32(g.enterpoint_node_);
-  w.raw(g.data_level0_memory_, g.cur_element_count * g.size_data_per_element_);
+  for (size_t i = 0; i < g.cur_element_count; ++i) {
+    const char* node = g.data_level0_memory_ + i * g.size_data_per_element_;
+    w.raw(node, g.size_links_level0_ + g.data_size_);
+    w.u64(g.getExternalLabel(static_cast<hnswlib::tableint>(i)));
+  }
   for (size_t i = 0; i < g.cur_element_count; ++i) {
     w.u32(static_cast<uint32_t>(g.element_levels_[i]));
     if (g.element_levels_[i] > 0) w.raw(g.linkLists_[i], g.size_links_per_element_ * g.element_levels_[i]);
   }
 }
 
-HnswIndex HnswIndex::Load(ByteReader& r) {
+HnswIndex HnswIndex::Load(ByteReader& r, size_t label_bytes) {
   size_t dims = r.u32();
   if (dims == 0 || dims > 65536) r.fail("implausible HNSW dimensions");
   HnswParams p;
@@ -134,8 +260,14 @@ HnswIndex HnswIndex::Load(ByteReader& r) {
   uint32_t maxlevel = r.u32();
   uint32_t entry = r.u32();
   if (count > 0 && (entry >= count || maxlevel > 64)) r.fail("bad HNSW entry point");
-  const uint8_t* level0 = r.take(count * g.size_data_per_element_);
-  std::memcpy(g.data_level0_memory_, level0, count * g.size_data_per_element_);
+  if (label_bytes != 4 && label_bytes != 8) throw Error(ErrorCode::kInvalidArgument, "HNSW labels are 4 or 8 bytes");
+  for (size_t i = 0; i < count; ++i) {
+    char* node = g.data_level0_memory_ + i * g.size_data_per_element_;
+    std::memcpy(node, r.take(g.size_links_level0_ + g.data_size_), g.size_links_level0_ + g.data_size_);
+    uint64_t label = label_bytes == 8 ? r.u64() : r.u32();
+    if (label > std::numeric_limits<uint32_t>::max()) r.fail("HNSW label out of range");
+    g.setExternalLabel(static_cast<hnswlib::tableint>(i), static_cast<hnswlib::labeltype>(label));
+  }
 
   auto check_links = [&](const char* list) {
     hnswlib::linklistsizeint n;

@@ -1,8 +1,10 @@
-// Approximate nearest neighbours over unit vectors with hnswlib. Distance is
-// 1 - inner product, so scores come back as cosine similarities. Under emcc
-// hnswlib has no SIMD of its own, so the distance is our WASM SIMD kernel,
-// plugged in through hnswlib's SpaceInterface; natively hnswlib's SSE/AVX
-// space is used as is.
+// Approximate nearest neighbours over unit vectors. hnswlib builds and owns
+// the graph; search is our own walk over it (same algorithm, no allocation
+// per query, SIMD distances four rows at a time). Distance is 1 - inner
+// product, so scores come back as cosine similarities. Under emcc hnswlib
+// has no SIMD of its own, so insertion uses our WASM SIMD kernel through
+// hnswlib's SpaceInterface; natively hnswlib's SSE/AVX space.
+// Search reuses scratch held by the index: one query at a time per index.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -41,7 +43,9 @@ class HnswIndex {
   void Search(const float* query, size_t k, float threshold, std::vector<Hit>& out) const;
 
   void Save(ByteWriter& w) const;
-  static HnswIndex Load(ByteReader& r);
+  // label_bytes is 8 in everything Save writes; 4 reads graphs saved by
+  // wasm32 builds before pack version 2, which copied size_t labels as is.
+  static HnswIndex Load(ByteReader& r, size_t label_bytes = 8);
 
  private:
   struct Impl;

@@ -1,11 +1,14 @@
 #include "core/index/vector_store.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/index/dot.h"
 #include "core/index/quantize.h"
 
 namespace vesper {
+
+constexpr size_t kBinaryPoolDivisor = 100;  // pool >= 1 in this many stored vectors
 
 const char* VectorFormatName(VectorFormat f) {
   switch (f) {
@@ -132,7 +135,9 @@ void VectorStore::SearchBinary(const float* query, size_t k, float threshold, st
   const size_t words = BinaryWords(dims_);
   query_bits_.resize(words);
   SignBits(query, dims_, query_bits_.data());
-  const size_t pool = std::max<size_t>(k * rescore_factor_, 64);
+  // Hamming ranks only coarsely, and the more vectors, the more of them tie
+  // with the true neighbours: the candidate pool grows with the store.
+  const size_t pool = std::max({k * rescore_factor_, size_t{64}, alive_count_ / kBinaryPoolDivisor});
   top_.Reset(pool);
   for (size_t i = 0; i < alive_.size(); ++i) {
     if (!alive_[i]) continue;

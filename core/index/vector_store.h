@@ -43,7 +43,8 @@ class VectorStore {
 
   // Top-k by inner product among live vectors scoring >= threshold.
   void Search(const float* query, size_t k, float threshold, std::vector<Hit>& out) const;
-  // Binary format: Hamming candidates per result rescored exactly.
+  // Binary format: max(k x factor, 64, 1% of the store) Hamming candidates
+  // are rescored exactly.
   void set_rescore_factor(size_t f) { rescore_factor_ = f; }
 
   void Save(ByteWriter& w) const;

@@ -3,6 +3,7 @@
 #pragma once
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "core/index/dot.h"
+#include "core/util/bytes.h"
 #include "core/tokenizer/tokenizer.h"
 
 namespace vesper::test {
@@ -72,6 +74,19 @@ inline std::vector<float> NearbyQueries(const std::vector<float>& data, size_t d
     for (size_t d = 0; d < dims; ++d) q[d] = src[d] + noise * g(rng) / std::sqrt(static_cast<float>(dims));
     Normalize(q, dims);
   }
+  return out;
+}
+
+// An HNSW section as wasm32 builds wrote it before pack version 2: the same
+// bytes with each node's label cut to its low 4 bytes.
+inline Bytes WasmV1Graph(const Bytes& graph, size_t dims, size_t M) {
+  const size_t header = 5 * 4 + 8 + 4 + 4, node = 4 + 2 * M * 4 + dims * 4;
+  uint64_t count;
+  std::memcpy(&count, graph.data() + 20, 8);
+  Bytes out(graph.begin(), graph.begin() + header);
+  size_t at = header;
+  for (uint64_t i = 0; i < count; ++i, at += node + 8) out.insert(out.end(), graph.begin() + at, graph.begin() + at + node + 4);
+  out.insert(out.end(), graph.begin() + at, graph.end());
   return out;
 }
 

@@ -232,3 +232,31 @@ TEST_CASE("1-bit codes with rescoring give exact scores and high recall", "[inde
   REQUIRE(a.size() == b.size());
   for (size_t i = 0; i < a.size(); ++i) CHECK(a[i].label == b[i].label);
 }
+
+TEST_CASE("HNSW bytes have one layout on every build; wasm32 graphs of pack version 1 still load", "[index]") {
+  const size_t dims = 24, n = 300, M = 16;
+  auto data = test::ClusteredVectors(n, dims, 6, 0.3f, 8);
+  HnswIndex hnsw(dims);
+  for (size_t i = 0; i < n; ++i) hnsw.Add(static_cast<uint32_t>(i * 3 + 1), data.data() + i * dims);
+  Bytes saved;
+  ByteWriter w(saved);
+  hnsw.Save(w);
+  // Labels sit after each node's links and vector as u64, natively and in wasm32.
+  const size_t header = 36, node = 4 + 2 * M * 4 + dims * 4;
+  for (size_t i : {0, 1, 299}) {
+    uint64_t label;
+    std::memcpy(&label, saved.data() + header + i * (node + 8) + node, 8);
+    CHECK(label == i * 3 + 1);
+  }
+  Bytes legacy = test::WasmV1Graph(saved, dims, M);
+  REQUIRE(legacy.size() == saved.size() - 4 * n);
+  ByteReader r(legacy.data(), legacy.size(), "legacy");
+  HnswIndex loaded = HnswIndex::Load(r, 4);
+  CHECK(r.done());
+  Bytes again;
+  ByteWriter w2(again);
+  loaded.Save(w2);
+  CHECK(again == saved);
+  ByteReader wrong(legacy.data(), legacy.size(), "legacy");
+  CHECK_THROWS_AS(HnswIndex::Load(wrong, 8), Error);
+}

@@ -1,6 +1,9 @@
 #include <catch2/catch.hpp>
 
+#include <cstring>
+
 #include "core/collection/pack.h"
+#include "core/util/checksum.h"
 #include "core/util/error.h"
 #include "fake_embedder.h"
 #include "helpers.h"
@@ -41,6 +44,48 @@ ErrorCode LoadError(const Bytes& b) {
   }
   FAIL("damaged pack loaded");
   return ErrorCode::kInternal;
+}
+
+// The pack as a wasm32 build of version 1 wrote it: the same sections, the
+// HNSW one with 4-byte labels, and offsets and checksums to match.
+Bytes AsWasmV1Pack(const Bytes& pack, size_t dims, size_t M) {
+  const size_t header = 8 + 4 + 4 + 8, entry = 4 + 4 + 8 + 8 + 4;
+  uint32_t count;
+  std::memcpy(&count, pack.data() + 12, 4);
+  std::vector<Bytes> bodies;
+  std::vector<uint32_t> kinds, owners;
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint8_t* e = pack.data() + header + i * entry;
+    uint32_t kind, owner;
+    uint64_t offset, size;
+    std::memcpy(&kind, e, 4);
+    std::memcpy(&owner, e + 4, 4);
+    std::memcpy(&offset, e + 8, 8);
+    std::memcpy(&size, e + 16, 8);
+    Bytes body(pack.begin() + offset, pack.begin() + offset + size);
+    bodies.push_back(kind == 4 ? test::WasmV1Graph(body, dims, M) : body);
+    kinds.push_back(kind);
+    owners.push_back(owner);
+  }
+  Bytes out;
+  ByteWriter w(out);
+  w.raw(pack.data(), 8);
+  w.u32(1);
+  w.u32(count);
+  uint64_t offset = header + count * entry + 4, total = offset;
+  for (const Bytes& b : bodies) total += b.size();
+  w.u64(total);
+  for (uint32_t i = 0; i < count; ++i) {
+    w.u32(kinds[i]);
+    w.u32(owners[i]);
+    w.u64(offset);
+    w.u64(bodies[i].size());
+    w.u32(Crc32(bodies[i].data(), bodies[i].size()));
+    offset += bodies[i].size();
+  }
+  w.u32(Crc32(out.data(), out.size()));
+  for (const Bytes& b : bodies) w.raw(b.data(), b.size());
+  return out;
 }
 
 }  // namespace
@@ -177,4 +222,24 @@ TEST_CASE("packs keep the vector format", "[pack]") {
     REQUIRE(a.size() == b.size());
     for (size_t i = 0; i < a.size(); ++i) CHECK(a[i].label == b[i].label);
   }
+}
+
+TEST_CASE("packs of version 1 load, whichever build wrote their HNSW graph", "[pack]") {
+  auto cs = SmallCollections();
+  Bytes v2 = Save(cs);
+  Bytes wasm_v1 = AsWasmV1Pack(v2, 16, cs[0].options().hnsw.M);
+  REQUIRE(wasm_v1.size() < v2.size());
+  CHECK(InspectPack(wasm_v1.data(), wasm_v1.size()).version == 1);
+  auto loaded = LoadPack(wasm_v1.data(), wasm_v1.size());
+  REQUIRE(loaded.size() == 2);
+  CHECK(loaded[0].uses_hnsw());
+  CHECK(Save(loaded) == v2);  // and saving writes version 2
+  Bytes native_v1 = v2;  // native builds wrote version 2's bytes already
+  native_v1[8] = 1;
+  uint32_t count;
+  std::memcpy(&count, native_v1.data() + 12, 4);
+  size_t table_end = 24 + count * 28;
+  uint32_t crc = Crc32(native_v1.data(), table_end);
+  std::memcpy(native_v1.data() + table_end, &crc, 4);
+  CHECK(Save(LoadPack(native_v1.data(), native_v1.size())) == v2);
 }
