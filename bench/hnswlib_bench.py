@@ -3,7 +3,10 @@
 on bench/run.mjs's files: build time, index bytes per vector, recall@10 and
 queries per second over ef. One thread, like vesper's WASM build.
 
-    hnswlib_bench.py PREFIX n nq dims M efC
+    hnswlib_bench.py PREFIX n nq dims M efC [GRAPH]
+
+GRAPH, when given, caches the built index: loaded if it exists (build_s is
+then 0), saved after building otherwise.
 """
 import json
 import os
@@ -20,11 +23,19 @@ queries = np.fromfile(prefix + ".queries.f32", dtype=np.float32).reshape(nq, dim
 truth = np.fromfile(prefix + ".truth.i32", dtype=np.int32).reshape(nq, 10)
 
 index = hnswlib.Index(space="ip", dim=dims)
-index.init_index(max_elements=n, M=M, ef_construction=efc, random_seed=100)
+graph = sys.argv[7] if len(sys.argv) > 7 else None
+build = 0.0
+if graph and os.path.exists(graph):
+    index.load_index(graph, max_elements=n)
+else:
+    index.init_index(max_elements=n, M=M, ef_construction=efc, random_seed=100)
+    index.set_num_threads(1)
+    t = time.perf_counter()
+    index.add_items(data, np.arange(n), num_threads=1)
+    build = time.perf_counter() - t
+    if graph:
+        index.save_index(graph)
 index.set_num_threads(1)
-t = time.perf_counter()
-index.add_items(data, np.arange(n), num_threads=1)
-build = time.perf_counter() - t
 with tempfile.TemporaryDirectory() as d:
     index.save_index(os.path.join(d, "i.bin"))
     size = os.path.getsize(os.path.join(d, "i.bin"))

@@ -4,17 +4,23 @@
 // the exact commands. Not part of the test suite (timings are machine facts).
 //
 //   node bench/run.mjs [--quick] [--skip-page]
+//   node bench/run.mjs --from-json     # rewrite REPORT.md from report.json
 //
 // Needs: tools/build.sh done (native + WASM), Debian's python3-hnswlib and
 // python3-numpy (installed here if missing), Chromium for the page figures.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../tools/cli/core.mjs';
 
 const quick = process.argv.includes('--quick');
 const skipPage = process.argv.includes('--skip-page');
+if (process.argv.includes('--from-json')) {
+  const saved = JSON.parse(readFileSync(join(repoRoot, 'bench/results/report.json'), 'utf8'));
+  writeFileSync(join(repoRoot, 'bench/REPORT.md'), markdown(saved));
+  process.exit(0);
+}
 const work = join(repoRoot, 'build/bench');
 mkdirSync(work, { recursive: true });
 mkdirSync(join(repoRoot, 'bench/results'), { recursive: true });
@@ -42,7 +48,30 @@ const machine = {
   simd: run(native, ['scan', '1000', '64']).kernel,
 };
 
-// 1. HNSW on shared files: vesper native, vesper WASM (node), native hnswlib (python).
+// Shared 2-core VMs drift by tens of percent over minutes, so every timed
+// engine runs `rounds` times, interleaved, and the best run counts; all runs
+// are kept in the JSON.
+const rounds = quick ? 2 : 3;
+function best(runs, key) {
+  const top = runs.reduce((a, b) => (b[key] > a[key] ? b : a));
+  return { ...top, [`${key}_runs`]: runs.map((r) => r[key]) };
+}
+// Per ef, the fastest of the rounds; recall must not move (same graph).
+function bestSweep(runs) {
+  return {
+    ...runs[0],
+    sweep: runs[0].sweep.map((s, i) => {
+      const all = runs.map((r) => r.sweep[i]);
+      if (all.some((x) => x.recall10 !== s.recall10)) throw new Error(`recall changed between rounds at ef ${s.ef}`);
+      const fastest = all.reduce((a, b) => (b.qps > a.qps ? b : a));
+      return { ...fastest, qps_runs: all.map((x) => x.qps) };
+    }),
+  };
+}
+
+// 1. HNSW on shared files: vesper native, vesper WASM (node), native hnswlib
+// (python). Round 1 builds each engine's graph and saves it; later rounds
+// load it and time the searches again.
 const hnswConfigs = quick ? [[20000, 384], [5000, 768]] : [[100000, 384], [20000, 768]];
 const hnsw = [];
 for (const [n, dims] of hnswConfigs) {
@@ -50,17 +79,39 @@ for (const [n, dims] of hnswConfigs) {
   const prefix = join(work, `clustered-${n}x${dims}`);
   if (!existsSync(`${prefix}.truth.i32`)) run('/usr/bin/python3', ['bench/make_data.py', prefix, String(n), String(nq), String(dims)], { json: false });
   const files = [`${prefix}.data.f32`, `${prefix}.queries.f32`, `${prefix}.truth.i32`, String(n), String(nq), String(dims), '16', '200'];
-  hnsw.push({
-    n, dims,
-    vesperNative: run(native, ['hnsw-file', ...files]),
-    vesperWasm: run('node', ['--no-experimental-fetch', wasm, 'hnsw-file', ...files]),
-    hnswlib: run('/usr/bin/python3', ['bench/hnswlib_bench.py', prefix, String(n), String(nq), String(dims), '16', '200']),
-  });
+  const graphs = { native: `${prefix}.vesper-native.hnsw`, wasm: `${prefix}.vesper-wasm.hnsw`, hnswlib: `${prefix}.hnswlib.bin` };
+  for (const g of Object.values(graphs)) rmSync(g, { force: true });
+  const runs = { vesperNative: [], vesperWasm: [], hnswlib: [] };
+  for (let r = 0; r < rounds; ++r) {
+    runs.vesperNative.push(run(native, ['hnsw-file', ...files, graphs.native]));
+    runs.vesperWasm.push(run('node', ['--no-experimental-fetch', wasm, 'hnsw-file', ...files, graphs.wasm]));
+    runs.hnswlib.push(run('/usr/bin/python3', ['bench/hnswlib_bench.py', prefix, String(n), String(nq), String(dims), '16', '200', graphs.hnswlib]));
+  }
+  const entry = { n, dims };
+  for (const [k, v] of Object.entries(runs)) entry[k] = { ...bestSweep(v), build_s: v[0].build_s };
+  hnsw.push(entry);
 }
 
 // 2. Exact scan at 100k x 768 in each format against the bandwidth bound.
 const scanArgs = quick ? ['20000', '768'] : ['100000', '768'];
-const scan = { native: run(native, ['scan-formats', ...scanArgs]), wasm: run('node', ['--no-experimental-fetch', wasm, 'scan-formats', ...scanArgs]) };
+const scanRuns = { native: [], wasm: [] };
+for (let r = 0; r < rounds; ++r) {
+  scanRuns.native.push(run(native, ['scan-formats', ...scanArgs]));
+  scanRuns.wasm.push(run('node', ['--no-experimental-fetch', wasm, 'scan-formats', ...scanArgs]));
+}
+// The bound is the fastest plain pass seen; each format its fastest query time.
+function bestScan(runs) {
+  const bound = runs.reduce((a, b) => (b.bound_f32.GB_per_s > a.bound_f32.GB_per_s ? b : a));
+  return {
+    ...bound,
+    bound_runs_GB_per_s: runs.map((r) => r.bound_f32.GB_per_s),
+    formats: runs[0].formats.map((x, i) => {
+      const all = runs.map((r) => r.formats[i]);
+      return { ...all.reduce((a, b) => (b.ms_per_query < a.ms_per_query ? b : a)), ms_runs: all.map((y) => y.ms_per_query) };
+    }),
+  };
+}
+const scan = { native: bestScan(scanRuns.native), wasm: bestScan(scanRuns.wasm) };
 
 // 3. Tokenizers on the seeds and on a larger multilingual text.
 const seeds = ['000_a7129b241560df3c', '001_1978079c4e36f2a4', '002_6590c5b5da9c1cba', '003_c06ab8017086ce50', '004_5e780afbf1eb5331']
@@ -78,21 +129,25 @@ const gemma = join(repoRoot, 'models/embeddinggemma-300m/tokenizer.model');
 const defaultTok = join(repoRoot, 'models/default/tokenizer.model');
 const tokenizers = [];
 for (const [name, corpus] of [['seeds', seeds], ['multilingual', [large]]]) {
+  const r = { gn: [], gw: [], gj: [], dn: [], dw: [] };
+  for (let i = 0; i < rounds; ++i) {
+    r.gn.push(run(native, ['encode', gemma, ...corpus]));
+    r.gw.push(run('node', ['--no-experimental-fetch', wasm, 'encode', gemma, ...corpus]));
+    r.gj.push(run('node', ['bench/tokenizer.mjs', gemma, ...corpus]));
+    r.dn.push(run(native, ['encode', defaultTok, ...corpus]));
+    r.dw.push(run('node', ['--no-experimental-fetch', wasm, 'encode', defaultTok, ...corpus]));
+  }
   tokenizers.push({
     corpus: name,
-    gemma3: {
-      native: run(native, ['encode', gemma, ...corpus]),
-      wasm: run('node', ['--no-experimental-fetch', wasm, 'encode', gemma, ...corpus]),
-      js: run('node', ['bench/tokenizer.mjs', gemma, ...corpus]),
-    },
-    defaultUnigram: { native: run(native, ['encode', defaultTok, ...corpus]), wasm: run('node', ['--no-experimental-fetch', wasm, 'encode', defaultTok, ...corpus]) },
+    gemma3: { native: best(r.gn, 'MB_per_s'), wasm: best(r.gw, 'MB_per_s'), js: best(r.gj, 'lenmlMBps') },
+    defaultUnigram: { native: best(r.dn, 'MB_per_s'), wasm: best(r.dw, 'MB_per_s') },
   });
 }
 
 // 4 + 5. The page in headless Chromium with the default model and pack.
 const page = skipPage ? null : run('node', ['tools/bench/page-timing.mjs', '--runs', quick ? '1' : '3']);
 
-const report = { machine, hnsw, scan, tokenizers, page, commands };
+const report = { machine, quick, rounds, hnsw, scan, tokenizers, page, commands: [...new Set(commands)] };
 writeFileSync(join(repoRoot, 'bench/results/report.json'), JSON.stringify(report, null, 1) + '\n');
 writeFileSync(join(repoRoot, 'bench/REPORT.md'), markdown(report));
 process.stderr.write('bench: wrote bench/REPORT.md and bench/results/report.json\n');
@@ -106,10 +161,35 @@ function atRecall(sweep, target = 0.95) {
 function markdown(r) {
   const L = [];
   const f = (x, d = 2) => Number(x).toFixed(d);
-  L.push('# vesper benchmarks', '', `Generated by \`node bench/run.mjs${quick ? ' --quick' : ''}\` on ${r.machine.date.slice(0, 10)}.`, '',
+  L.push('# vesper benchmarks', '', `Generated by \`node bench/run.mjs${r.quick ? ' --quick' : ''}\` on ${r.machine.date.slice(0, 10)}.`, '',
     `Machine: ${r.machine.cpu}, ${r.machine.cores} cores, ${r.machine.memoryGB} GiB; ${r.machine.kernel}; node ${r.machine.node}; ${r.machine.emcc}; native dot kernel ${r.machine.simd}. ` +
-    'All engines single-threaded. Timings on a shared 2-core VM move by ±20% between runs.', '');
-  L.push('## 1. HNSW (M=16, efConstruction=200, clustered unit vectors, 500 queries, recall@10 against exact search)', '');
+    `All engines single-threaded. Timings on a shared 2-core VM move by ±20% between runs, so each figure is the best of ${r.rounds ?? 1} interleaved runs (all runs are in bench/results/report.json).`, '');
+  // The machine's bandwidth is the faster of the two plain passes: WASM's own
+  // pass is slower than its SIMD scan, so it would flatter WASM as a bound.
+  const gbps = Math.max(r.scan.native.bound_f32.GB_per_s, r.scan.wasm.bound_f32.GB_per_s);
+  const boundMs = (bytes) => (1e3 * bytes * r.scan.native.n) / (gbps * 1e9);
+  // The goals of the performance work, as measured in this run.
+  const int8 = (sc) => sc.formats.find((x) => x.format === 'int8');
+  const int8Bound = boundMs(int8(r.scan.native).bytes_per_vector);
+  const mark = (ok) => (ok ? 'met' : '**not met**');
+  L.push('## Goals', '', '| goal | measured | |', '|---|---|---|');
+  for (const h of r.hnsw) {
+    const ratio = atRecall(h.vesperWasm.sweep).us_per_query / atRecall(h.hnswlib.sweep).us_per_query;
+    L.push(`| HNSW search in WASM within 1.2x of native hnswlib at recall@10 >= 0.95 (${h.n.toLocaleString('en')} x ${h.dims}) | ${f(ratio)}x | ${mark(ratio <= 1.2)} |`);
+  }
+  for (const t of r.tokenizers) {
+    for (const [name, e] of [['default unigram', t.defaultUnigram], ['Gemma 3 BPE', t.gemma3]]) {
+      const ratio = e.wasm.MB_per_s / e.native.MB_per_s;
+      L.push(`| SentencePiece encode in WASM >= 0.8x native (${name}, ${t.corpus}) | ${f(ratio)}x | ${mark(ratio >= 0.8)} |`);
+    }
+  }
+  for (const [build, sc] of [['native', r.scan.native], ['WASM', r.scan.wasm]]) {
+    const ratio = int8(sc).ms_per_query / int8Bound;
+    L.push(`| int8 exact scan within 2x of the bandwidth bound (${build}) | ${f(ratio)}x | ${mark(ratio <= 2)} |`);
+  }
+  L.push('| no allocation per query in hot loops | tests/native/test_alloc.cpp counts allocations across warmed-up searches (exact scan in every format, HNSW): 0 | met |', '');
+  L.push('## 1. HNSW (M=16, efConstruction=200, clustered unit vectors, 500 queries, recall@10 against exact search)', '',
+    'Each engine builds its graph once (the build time below) and saves it; the later rounds load it and time the searches again.', '');
   for (const h of r.hnsw) {
     L.push(`### ${h.n.toLocaleString('en')} x ${h.dims}`, '', '| engine | build s | index bytes/vector | ' + h.vesperNative.sweep.map((s) => `ef=${s.ef} recall / QPS`).join(' | ') + ' |',
       '|---|---|---|' + h.vesperNative.sweep.map(() => '---').join('|') + '|');
@@ -124,11 +204,11 @@ function markdown(r) {
     '| build | format | bytes/vector | ms/query | recall@10 vs fp32 | bound ms (same bytes) | x bound |', '|---|---|---|---|---|---|---|');
   for (const [build, s] of [['native', r.scan.native], ['WASM', r.scan.wasm]]) {
     for (const x of s.formats) {
-      const bound = x.format === 'int8' ? s.bound_int8.ms : x.format === 'float32' ? s.bound_f32.ms : null;
+      const bound = x.format === 'binary+rescore' ? null : boundMs(x.bytes_per_vector);
       L.push(`| ${build} | ${x.format} | ${x.bytes_per_vector} | ${f(x.ms_per_query, 2)} | ${f(x.recall10, 3)} | ${bound ? f(bound, 2) : '–'} | ${bound ? f(x.ms_per_query / bound) : '–'} |`);
     }
   }
-  L.push('', `Bandwidth of the plain pass (64-bit words): native ${f(r.scan.native.bound_f32.GB_per_s, 1)} GB/s, WASM ${f(r.scan.wasm.bound_f32.GB_per_s, 1)} GB/s; the bound for a format is its bytes at that rate. ` +
+  L.push('', `Bandwidth of the plain pass (64-bit words): native ${f(r.scan.native.bound_f32.GB_per_s, 1)} GB/s, WASM ${f(r.scan.wasm.bound_f32.GB_per_s, 1)} GB/s; the bound for a format is its bytes at the faster of the two rates, for both builds. ` +
     '1-bit codes rescore on the fp32 vectors they keep, so they are faster to scan, not smaller.', '');
   L.push('## 3. Tokenizers (MB/s of UTF-8 input, one line at a time)', '', '| corpus | Gemma 3 BPE: vesper native | vesper WASM | WASM/native | @lenml/tokenizers (JS) | ids equal | default unigram: native | WASM | WASM/native |', '|---|---|---|---|---|---|---|---|---|');
   for (const t of r.tokenizers) {

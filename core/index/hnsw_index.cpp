@@ -74,8 +74,14 @@ struct HnswIndex::Impl {
     for (size_t j = 0; j < n; ++j) batch_dist[j] = 1.f - batch_dist[j];
   }
 
-  void BeginQuery() {
+  void BeginQuery(size_t ef) {
     const Graph& g = *graph;
+    // Every expanded node adds at most maxM0 entries, and the walk rarely
+    // expands more than ef before it stops: enough that the heaps don't grow
+    // mid-query in practice (the [alloc] test holds this to zero).
+    const size_t frontier_room = (ef + 1) * (g.maxM0_ + 1);
+    if (frontier.capacity() < frontier_room) frontier.reserve(frontier_room);
+    if (found.capacity() < ef + 1) found.reserve(ef + 1);
     if (visited.size() < g.cur_element_count) visited.resize(g.max_elements_, 0);
     if (++epoch == 0) {  // tags wrapped: forget every old mark
       std::fill(visited.begin(), visited.end(), 0);
@@ -208,8 +214,9 @@ void HnswIndex::Search(const float* query, size_t k, float threshold, std::vecto
   Graph& g = *impl_->graph;
   if (k == 0 || g.cur_element_count == g.num_deleted_) return;
   Impl& impl = *impl_;
-  impl.BeginQuery();
-  impl.SearchLayer0(query, impl.Descend(query), std::max<size_t>(params_.ef_search, k));
+  const size_t ef = std::max<size_t>(params_.ef_search, k);
+  impl.BeginQuery(ef);
+  impl.SearchLayer0(query, impl.Descend(query), ef);
   auto& found = impl.found;
   std::sort(found.begin(), found.end());  // nearest first; ties by internal id
   for (size_t i = 0; i < found.size() && out.size() < k; ++i) {

@@ -4,8 +4,9 @@
 //   vesper_bench hnsw [n dims queries M efC]   build + recall/QPS sweep over ef
 //   vesper_bench encode MODEL FILE...          SentencePiece encode MB/s
 //   vesper_bench scan [n dims]                 exact fp32 scan
-//   vesper_bench hnsw-file DATA QUERIES TRUTH n nq dims M efC
-//                                              the same on shared float32/int32 files (bench/run.mjs)
+//   vesper_bench hnsw-file DATA QUERIES TRUTH n nq dims M efC [GRAPH]
+//                                              the same on shared float32/int32 files (bench/run.mjs);
+//                                              GRAPH caches the built graph
 //   vesper_bench scan-formats [n dims]         fp32, int8, 1-bit + rescore vs a plain pass over the bytes
 #include <chrono>
 #include <cstdio>
@@ -164,8 +165,8 @@ int HnswFile(int argc, char** argv) {
   auto data = ReadArray<float>(argv[2], n * dims);
   auto queries = ReadArray<float>(argv[3], nq * dims);
   auto truth = ReadArray<int32_t>(argv[4], nq * 10);
-  // An optional 11th argument caches the built graph, for tuning the search
-  // without rebuilding (build_s then reads 0).
+  // GRAPH lets later rounds time the searches again without rebuilding
+  // (build_s then reads 0).
   const char* cache = argc > 10 ? argv[10] : nullptr;
   HnswIndex index(dims, p, n);
   double build = 0;
