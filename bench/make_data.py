@@ -3,10 +3,18 @@
 engine of bench/run.mjs reads (float32 little-endian rows; int32 ids).
 
     make_data.py OUT_PREFIX n nq dims [seed]
+    make_data.py --truth PREFIX n nq dims     # only the top-10, for vectors made elsewhere
 """
 import sys
 
 import numpy as np
+
+if sys.argv[1] == "--truth":
+    prefix, n, nq, dims = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+    data = np.fromfile(prefix + ".data.f32", dtype=np.float32).reshape(n, dims)
+    queries = np.fromfile(prefix + ".queries.f32", dtype=np.float32).reshape(nq, dims)
+    np.argsort(-(queries @ data.T), axis=1)[:, :10].astype(np.int32).tofile(prefix + ".truth.i32")
+    sys.exit(0)
 
 prefix, n, nq, dims = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 seed = int(sys.argv[5]) if len(sys.argv) > 5 else 1
