@@ -257,10 +257,15 @@ def main():
     # the learned row norms alone leave passages dominated by such pieces
     # (measured on the development queries: model hit@1 0.04 without, 0.26
     # with a = 1e-4; applying the weights during training instead was worse).
-    running = [ids for ids in encoded[:len(unique)] if ids] + encode_all(tok, kb_lines())
+    kb_line_ids = encode_all(tok, kb_lines())
+    running = [ids for ids in encoded[:len(unique)] if ids] + kb_line_ids
     freq = torch.bincount(torch.tensor([i for ids in running for i in ids]), minlength=vocab).float() + 1
     sif = args.sif / (args.sif + freq / freq.sum())
-    kb_encoded = encode_all(tok, kb_texts(args.work))
+    # The knowledge base as search sees it, its lines and its passages: what
+    # common components and member lengths are measured on.
+    kb_encoded = []
+    if args.common_components > 0 or args.members > 1:
+        kb_encoded = kb_line_ids + encode_all(tok, sorted({passage for _, passage, _ in kb_pairs(args.work)}))
 
     # An ensemble in one table: members trained from different seeds, each on
     # dims / members columns, side by side. A text's vector is then the
@@ -269,7 +274,7 @@ def main():
     # with the seed, and the members score below the ensemble: measured all
     # in-domain MRR@10 of the model alone, one 256-dim table 0.27, single
     # 128-dim members 0.24-0.27, two of them side by side 0.32, four 64-dim
-    # members 0.36 (models/default/eval/notes.md).
+    # members 0.36 and 0.29 on two builds (models/default/eval/notes.md).
     dims = args.dims // args.members
     parts, history = [], []
     for m in range(args.members):
@@ -278,10 +283,11 @@ def main():
         history += member_history
         weights = table.detach() * sif.unsqueeze(1)
         weights = remove_common_components(weights, kb_encoded, args.common_components)
-        # Equal say for each member: scale so the knowledge base's text vectors
-        # have the same mean length in each.
-        length = torch.stack([weights[ids].sum(0).norm() for ids in kb_encoded if ids]).mean()
-        parts.append(weights / length)
+        if args.members > 1:
+            # Equal say for each member: scale so the knowledge base's text
+            # vectors have the same mean length in each.
+            weights = weights / torch.stack([weights[ids].sum(0).norm() for ids in kb_encoded if ids]).mean()
+        parts.append(weights)
     weights = torch.cat(parts, dim=1)
     write_vtab_int8(args.out / "model.vtab", weights)
     write_onnx(args.out / "model.onnx", weights)
@@ -291,16 +297,6 @@ def main():
     log(f"done in {time.time() - t0:.0f} s")
 
 
-def kb_texts(work: Path):
-    """The knowledge base as search sees it: its lines, and its passages
-    (the right-hand sides of kb-pairs.tsv)."""
-    texts = kb_lines()
-    path = work / "kb-pairs.tsv"
-    if path.is_file():
-        texts += sorted({line.rstrip("\n").split("\t")[1] for line in path.open(encoding="utf-8")})
-    return texts
-
-
 def remove_common_components(weights, encoded, k):
     """The second half of SIF (Arora et al. 2017): the sums of many texts share
     a few directions (topic, register, language) that carry no meaning for
@@ -308,8 +304,8 @@ def remove_common_components(weights, encoded, k):
     query. Taking the top principal directions of the knowledge base's text
     vectors out of every row takes them out of every text vector, because a
     text's vector is a sum of rows (measured on the development queries with
-    k = 2: paraphrased hit@5 of hybrid 0.53 -> 0.65, cross-lingual MRR of the
-    model 0.24 -> 0.27)."""
+    k = 2 on the committed table: paraphrased hit@5 of hybrid 0.56 -> 0.63,
+    out-of-domain rejected 16/18 -> 18/18)."""
     if k <= 0:
         return weights
     vectors = torch.stack([weights[ids].sum(0) for ids in encoded if ids])
