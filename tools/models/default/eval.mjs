@@ -189,7 +189,9 @@ function markdown(r, queries) {
     '(run by `bash tools/models/default/build.sh`, which rebuilds the model end to end). Everything goes through the core, ' +
     'the chunker and the search the page and the CLI use.', '',
     `- Model: \`${r.model}\`, a static model: ${train ? `${train.vocab.toLocaleString('en')} SentencePiece pieces x ${train.dims} dims, int8` : 'see manifest.json'}; ` +
-    `a text's vector is the L2-normalised sum of its pieces' rows (SIF weights${train?.common_components ? ` and ${train.common_components} common components removed` : ''} folded in${train?.members > 1 ? `; ${train.members} members trained from different seeds side by side, ${train.dims / train.members} dims each` : ''}). Trained on ${train ? train.pairs.toLocaleString('en') : '?'} ` +
+    `a text's vector is the L2-normalised sum of its pieces' rows (SIF weights${train?.common_components ? ` and ${train.common_components} common components removed` : ''} folded in${train?.members > 1 ? `; ${train.members} members trained from different seeds side by side, ${train.dims / train.members} dims each` : ''}). ` +
+    `${train?.skipgram_members ? `${train.skipgram_members === train.members ? (train.members > 1 ? 'Each member starts' : 'It starts') : `${train.skipgram_members} of the members start`} from skip-gram vectors (co-occurrence over the same text, aligned pairs interleaved, and the knowledge base's lines), then is trained` : 'Trained'}` +
+    ` contrastively on ${train ? train.pairs.toLocaleString('en') : '?'} ` +
     `examples (aligned pairs, knowledge-base pairs and question-to-passage bundles) for ${train?.epochs ?? '?'} epochs (models/default/SOURCES.md lists the sources and their licences).`,
     `- Files: tokenizer.model ${mb(size('tokenizer.model'))} MB, model.vtab ${mb(size('model.vtab'))} MB (the core's table), model.onnx ${mb(size('model.onnx'))} MB (the same model for ONNX Runtime): ` +
     `${mb(size('tokenizer.model') + size('model.vtab') + size('model.onnx'))} MB in all.`,
