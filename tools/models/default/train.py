@@ -183,8 +183,9 @@ def skipgram(flat, seq_of, vocab, dims, seed, t0, window=5, negatives=5, batch=1
     definitions of each other ("startup" and "teachers", "contar" and
     "tokenizado"), which the paraphrased questions need. The members start
     from these vectors; the contrastive stage then aligns them across
-    languages. Measured on the development queries, one 64-dim member:
-    model alone MRR@10 0.25 from a random start, 0.41 from skip-gram."""
+    languages. Measured on the development queries, model alone MRR@10 over
+    all in-domain queries: one 64-dim member from skip-gram 0.41, single
+    random-start members 0.24-0.27 (models/default/eval/notes.md)."""
     gen = torch.Generator().manual_seed(seed)
     counts = torch.bincount(flat, minlength=vocab).float()
     p = counts / counts.sum()
@@ -293,10 +294,11 @@ def main():
     t0 = time.time()
 
     pairs = read_pairs(args.work, rng)
+    glossary, kb = glossary_pairs(), kb_pairs(args.work)
     # Skip-gram sees each pair once; the knowledge base's material a few times.
-    skipgram_pairs = pairs + glossary_pairs() * 5 + kb_pairs(args.work) * 2
+    skipgram_pairs = pairs + glossary * 5 + kb * 2
     # The knowledge base's own material is small: repeat it so each epoch sees it often.
-    pairs += glossary_pairs() * 25 + kb_pairs(args.work) * 6
+    pairs += glossary * 25 + kb * 6
     log(f"{len(pairs)} training pairs ({Counter(k for _, _, k in pairs).most_common()})")
 
     tok = args.out / "tokenizer.model"
@@ -334,7 +336,7 @@ def main():
     # common components and member lengths are measured on.
     kb_encoded = []
     if args.common_components > 0 or args.members > 1:
-        kb_encoded = kb_line_ids + encode_all(tok, sorted({passage for _, passage, _ in kb_pairs(args.work)}))
+        kb_encoded = kb_line_ids + encode_all(tok, sorted({passage for _, passage, _ in kb}))
     if args.skipgram > 0:
         sg_flat, sg_seq = skipgram_corpus(encoded, index, skipgram_pairs, kb_line_ids)
         log(f"skip-gram corpus: {len(sg_flat)} pieces ({time.time() - t0:.0f} s)")
