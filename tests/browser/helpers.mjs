@@ -3,6 +3,7 @@
 // adapter: right for correctness, meaningless for speed.
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { after } from 'node:test';
 import { chromium } from 'playwright-core';
 import { buildSite } from '../../tools/site.mjs';
 import { serve } from '../../tools/serve.mjs';
@@ -29,8 +30,26 @@ export async function startServer(port = 0, extraMounts = []) {
   return serve([['/', site()], ['/tests/', join(root, 'tests/browser/pages')], ...extraMounts], { port });
 }
 
+// A test that fails before closing its browser would leave Chromium running
+// and node --test waiting on it forever: whatever is still open when a file's
+// tests end is closed here.
+const open = new Set();
+after(() => Promise.all([...open].map((b) => b.close().catch(() => {}))));
+function track(browserOrContext) {
+  open.add(browserOrContext);
+  browserOrContext.on('close', () => open.delete(browserOrContext));
+  return browserOrContext;
+}
+
 export async function launch(options = {}) {
-  return chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, ...options });
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, ...options });
+  open.add(browser);
+  browser.on('disconnected', () => open.delete(browser));
+  return browser;
+}
+
+export async function launchPersistent(profile, options = {}) {
+  return track(await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, ...options }));
 }
 
 export function urlOf(server, path) {

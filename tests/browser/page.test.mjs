@@ -7,10 +7,9 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { chromium } from 'playwright-core';
 import { execFileSync } from 'node:child_process';
 import { root as repoRoot } from '../node/helpers.mjs';
-import { CHROMIUM_ARGS, artifacts, launch, site, startServer, urlOf, watchConsole } from './helpers.mjs';
+import { artifacts, launch, launchPersistent, site, startServer, urlOf, watchConsole } from './helpers.mjs';
 
 let semantic, lexical, lexicalMounts, modelServer, modelConfig;
 
@@ -71,14 +70,18 @@ test('first visit: the default model and pack are loaded and searchable; the thr
   assert.ok((await page.$$eval('#results mark', (m) => m.length)) > 0, 'matching terms are highlighted');
   assert.match(await page.textContent('#timings'), /tokenize .* ms · embed .* ms · search .* ms/);
   await page.screenshot({ path: join(artifacts, 'page-search-default-model.png'), fullPage: true });
-  await page.$eval('#threshold', (el) => {
-    el.value = '0.3';
+  // A stricter bar than the calibrated one, between the scores shown, filters live.
+  const shown = await page.$$eval('#results .meta strong', (s) => s.map((x) => Number(x.textContent)));
+  const stricter = (Math.min(...shown) + Math.max(...shown)) / 2;
+  assert.ok(Math.max(...shown) - Math.min(...shown) > 0.01, `scores ${shown}`);
+  await page.$eval('#threshold', (el, v) => {
+    el.value = String(v);
     el.dispatchEvent(new Event('input'));
-  });
+  }, stricter);
   const fewer = await resultCount(page);
-  assert.ok(fewer < all, `threshold 0.3 kept ${fewer} of ${all}`);
+  assert.ok(fewer < all, `threshold ${stricter} kept ${fewer} of ${all}`);
   const scores = await page.$$eval('#results .meta strong', (s) => s.map((x) => Number(x.textContent)));
-  assert.ok(scores.every((s) => s >= 0.3));
+  assert.ok(scores.every((s) => s >= stricter));
   assert.deepEqual(errors, []);
   await browser.close();
 });
@@ -87,7 +90,7 @@ test('with a model: store with progress, embedding comparison, export, import, d
   const profile = mkdtempSync(join(tmpdir(), 'vesper-profile-'));
   const port = modelServer.address().port;
   const open = async () => {
-    const context = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, viewport: { width: 1200, height: 1600 }, acceptDownloads: true });
+    const context = await launchPersistent(profile, { viewport: { width: 1200, height: 1600 }, acceptDownloads: true });
     const page = context.pages()[0] ?? (await context.newPage());
     await page.goto(`http://127.0.0.1:${port}/`);
     await ready(page);
@@ -137,7 +140,7 @@ test('with a model: store with progress, embedding comparison, export, import, d
 
 test('offline: after one visit the page loads and searches with the network off', { timeout: 180_000 }, async () => {
   const profile = mkdtempSync(join(tmpdir(), 'vesper-offline-'));
-  const context = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, viewport: { width: 1200, height: 1200 } });
+  const context = await launchPersistent(profile, { viewport: { width: 1200, height: 1200 } });
   const page = context.pages()[0] ?? (await context.newPage());
   const errors = watchConsole(page);
   await page.goto(urlOf(lexical, '/'));
@@ -195,7 +198,7 @@ test('usable at 360 px wide and by keyboard alone', { timeout: 120_000 }, async 
 test('a full storage quota is reported and loses nothing; cancel stores nothing; drop imports', { timeout: 180_000 }, async () => {
   const profile = mkdtempSync(join(tmpdir(), 'vesper-quota-'));
   const open = async () => {
-    const context = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    const context = await launchPersistent(profile);
     const page = context.pages()[0] ?? (await context.newPage());
     await page.goto(urlOf(lexical, '/'));
     await ready(page);

@@ -1,6 +1,6 @@
 // The committed default model: its ONNX twin gives the core's vectors, it is
-// small enough, and its evaluation holds: better than BM25 where BM25 cannot
-// go (across languages), out-of-domain questions mostly rejected at the
+// small enough, and its evaluation holds: better than BM25 on paraphrased
+// questions and where BM25 cannot go (across languages), out-of-domain questions mostly rejected at the
 // manifest's threshold, translations near each other.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -41,7 +41,7 @@ test('the model is at most 30 MB, int8, and its manifest carries a calibrated th
   assert.notEqual(manifest.threshold, 0.35, 'not EmbeddingGemma\'s threshold');
 });
 
-test('the evaluation reproduces: cross-lingual beats BM25, out-of-domain is mostly rejected', async () => {
+test('the evaluation reproduces: the model and hybrid beat BM25, out-of-domain is mostly rejected', async () => {
   const out = join(mkdtempSync(join(tmpdir(), 'vesper-eval-')), 'report.json');
   await promisify(execFile)('node', [join(root, 'tools/models/default/eval.mjs'), '--model', dir, '--json', out]);
   const r = JSON.parse(readFileSync(out, 'utf8'));
@@ -50,8 +50,14 @@ test('the evaluation reproduces: cross-lingual beats BM25, out-of-domain is most
   const cross = r.table['cross-lingual'];
   assert.equal(cross.bm25.hit5, 0);
   assert.ok(cross.model.hit5 > 0.2 && cross.hybrid.hit5 > 0.2);
-  assert.ok(r.table.all.model.mrr10 > r.table.all.bm25.mrr10);
-  assert.ok(r.table.all.hybrid.mrr10 > r.table.all.bm25.mrr10);
+  // The issue's bar: the model alone and hybrid beat BM25 on paraphrased and cross-lingual questions.
+  for (const group of ['all', 'paraphrased', 'cross-lingual']) {
+    for (const ranker of ['model', 'hybrid']) {
+      const [ours, bm25] = [r.table[group][ranker], r.table[group].bm25];
+      assert.ok(ours.mrr10 > bm25.mrr10, `${group} ${ranker} MRR@10 ${ours.mrr10} vs BM25 ${bm25.mrr10}`);
+      assert.ok(ours.hit5 >= bm25.hit5, `${group} ${ranker} hit@5 ${ours.hit5} vs BM25 ${bm25.hit5}`);
+    }
+  }
   assert.ok(r.calibration.rejected >= 0.8, `rejected ${r.calibration.rejected}`);
   const camera = r.neighbours.find((n) => n.probe === 'camera').nearest.map(([w]) => w);
   assert.deepEqual(camera.slice(0, 2).sort(), ['câmera', '摄像头'].sort());

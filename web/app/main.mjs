@@ -166,7 +166,7 @@ async function removeDatabase(name) {
 
 function setThreshold(value) {
   $('threshold').value = String(value);
-  // step="any": a calibrated threshold (0.206) is kept exactly, not snapped to a step.
+  // step="any": a calibrated threshold (three decimals, e.g. 0.309) is kept exactly, not snapped to a step.
   $('threshold-value').textContent = String(Number(Number(value).toFixed(3)));
 }
 

@@ -1,12 +1,17 @@
 #!/usr/bin/python3
 """Trains vesper's default static embedding model from the extracted text.
 
-    train.py WORK_DIR OUT_DIR [--dims 256] [--members 1] [--skipgram 0] [--common-components 0] [--vocab 32000]
-             [--epochs 5] [--threads 2]
+    train.py WORK_DIR OUT_DIR [--dims 256] [--members 1] [--skipgram 0] [--sif-per-language]
+             [--common-components 0] [--joint-components 0] [--vocab 32000] [--epochs 5] [--threads 2]
+
+The defaults are the first recipe; build.sh passes the committed one
+(members 4, all from skip-gram, per-language SIF, one common component per
+member and one over the whole table; models/default/eval/notes.md).
 
 WORK_DIR holds pairs.tsv, spm-extra.txt (extract.py) and kb-pairs.tsv
 (kb-pairs.mjs). Writes into OUT_DIR: tokenizer.model, model.vtab (the core's
 int8 table), model.onnx (the same model for ONNX Runtime), train-log.json.
+--keep-members DIR also saves each member's rows for combine.py.
 
 The model: a SentencePiece unigram vocabulary with case folding; a vector per
 piece; the text's vector is the L2-normalised sum of its pieces' vectors, so
@@ -17,7 +22,8 @@ pairs interleaved, the knowledge base's lines), then is trained
 contrastively (symmetric InfoNCE, in-batch negatives) on aligned pairs:
 translations en-pt and en-zh, English terms and their definitions, the
 knowledge base's own glossary and its heading/passage pairs. Then SIF
-weights and, optionally, common-component removal.
+weights (over the whole corpus, or per language) and, optionally,
+common-component removal.
 """
 import argparse
 import json
@@ -283,9 +289,16 @@ def main():
                     help="tables trained from different seeds, side by side (models/default/eval/notes.md: 4 measured)")
     ap.add_argument("--common-components", type=int, default=0,
                     help="principal directions of the knowledge base's text vectors taken out of every row")
+    ap.add_argument("--joint-components", type=int, default=0,
+                    help="common components then taken out of the whole table (the members side by side)")
     ap.add_argument("--skipgram", type=int, default=0,
                     help="how many members start from skip-gram vectors (the rest from a random start)")
     ap.add_argument("--sif", type=float, default=1e-4, help="SIF constant a in a / (a + p)")
+    ap.add_argument("--sif-per-language", action="store_true",
+                    help="p = the piece's highest probability within one language's text, not over the whole corpus")
+    ap.add_argument("--keep-members", type=Path,
+                    help="also save each member's trained rows (before SIF weights), the SIF weights and the "
+                         "knowledge base's encoded text there, to try combinations without retraining (combine.py)")
     args = ap.parse_args()
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -294,6 +307,7 @@ def main():
     t0 = time.time()
 
     pairs = read_pairs(args.work, rng)
+    aligned = len(pairs)  # the Debian text; glossary and knowledge-base pairs follow
     glossary, kb = glossary_pairs(), kb_pairs(args.work)
     # Skip-gram sees each pair once; the knowledge base's material a few times.
     skipgram_pairs = pairs + glossary * 5 + kb * 2
@@ -330,12 +344,16 @@ def main():
     # with a = 1e-4; applying the weights during training instead was worse).
     kb_line_ids = encode_all(tok, kb_lines())
     running = [ids for ids in encoded[:len(unique)] if ids] + kb_line_ids
-    freq = torch.bincount(torch.tensor([i for ids in running for i in ids]), minlength=vocab).float() + 1
-    sif = args.sif / (args.sif + freq / freq.sum())
+    if args.sif_per_language:
+        p = per_language_frequency(pairs[:aligned], encoded, index, kb_lines(), kb_line_ids, vocab)
+    else:
+        freq = torch.bincount(torch.tensor([i for ids in running for i in ids]), minlength=vocab).float() + 1
+        p = freq / freq.sum()
+    sif = args.sif / (args.sif + p)
     # The knowledge base as search sees it, its lines and its passages: what
     # common components and member lengths are measured on.
     kb_encoded = []
-    if args.common_components > 0 or args.members > 1:
+    if args.common_components > 0 or args.joint_components > 0 or args.members > 1:
         kb_encoded = kb_line_ids + encode_all(tok, sorted({passage for _, passage, _ in kb}))
     if args.skipgram > 0:
         sg_flat, sg_seq = skipgram_corpus(encoded, index, skipgram_pairs, kb_line_ids)
@@ -356,6 +374,11 @@ def main():
         start = skipgram(sg_flat, sg_seq, vocab, dims, args.seed + m, t0) if m < args.skipgram else None
         table, member_history = train_member(args, left, right, batches, vocab, dims, prob, t0, m, start)
         history += member_history
+        if args.keep_members:
+            args.keep_members.mkdir(parents=True, exist_ok=True)
+            torch.save({"table": table.detach(), "skipgram": m < args.skipgram, "seed": args.seed + m},
+                       args.keep_members / f"member-{m}.pt")
+            torch.save({"sif": sif, "a": args.sif, "kb": kb_encoded}, args.keep_members / "common.pt")
         weights = table.detach() * sif.unsqueeze(1)
         weights = remove_common_components(weights, kb_encoded, args.common_components)
         if args.members > 1:
@@ -363,13 +386,46 @@ def main():
             # vectors have the same mean length in each.
             weights = weights / torch.stack([weights[ids].sum(0).norm() for ids in kb_encoded if ids]).mean()
         parts.append(weights)
-    weights = torch.cat(parts, dim=1)
+    weights = remove_common_components(torch.cat(parts, dim=1), kb_encoded, args.joint_components)
     write_vtab_int8(args.out / "model.vtab", weights)
     write_onnx(args.out / "model.onnx", weights)
     (args.out / "train-log.json").write_text(json.dumps({
-        "pairs": len(left), "texts": len(unique), "vocab": vocab, "dims": weights.shape[1], "members": args.members, "skipgram_members": min(args.skipgram, args.members), "common_components": args.common_components, "epochs": args.epochs,
+        "pairs": len(left), "texts": len(unique), "vocab": vocab, "dims": weights.shape[1], "members": args.members, "skipgram_members": min(args.skipgram, args.members), "common_components": args.common_components, "joint_components": args.joint_components, "sif_per_language": args.sif_per_language, "epochs": args.epochs,
         "batch": args.batch, "seconds": round(time.time() - t0), "history": history}, indent=1))
     log(f"done in {time.time() - t0:.0f} s")
+
+
+def text_language(text):
+    """Good enough to count pieces by language: Han characters, then a few
+    Portuguese function words and endings."""
+    if any("\u3400" <= ch <= "\u9fff" for ch in text):
+        return "zh"
+    padded = f" {text.lower()} "
+    return "pt" if any(w in padded for w in (" não ", " que ", " de ", "ção", " uma ", " para ")) else "en"
+
+
+def per_language_frequency(pairs, encoded, index, lines, line_ids, vocab):
+    """A piece's probability within the running text of each language, and
+    the highest of them: SIF's a / (a + p) assumes p is the piece's
+    probability in the text's own language. Over the whole corpus, where
+    Portuguese and Chinese are a small share, their common words ("melhor",
+    "fazer") look rare and weigh like content words, and an unrelated question
+    lands on any passage sharing one of them (measured in
+    models/default/eval/notes.md). The aligned pairs' sides have known
+    languages (left English, right the pair's second language); the knowledge
+    base's lines are told apart by text_language."""
+    texts = {"en": set(), "pt": set(), "zh": set()}
+    for a, b, kind in pairs:
+        texts["en"].add(a)
+        texts[kind.split("-")[1]].add(b)
+    for line in lines:
+        texts[text_language(line)].add(line)
+    ids_of = dict(zip(lines, line_ids))
+    counts = {}
+    for lang, ts in texts.items():
+        ids = [i for t in ts for i in (encoded[index[t]] if t in index else ids_of[t])]
+        counts[lang] = torch.bincount(torch.tensor(ids, dtype=torch.long), minlength=vocab).float()[:vocab] + 1
+    return torch.stack([c / c.sum() for c in counts.values()]).amax(0)
 
 
 def remove_common_components(weights, encoded, k):
@@ -379,7 +435,7 @@ def remove_common_components(weights, encoded, k):
     query. Taking the top principal directions of the knowledge base's text
     vectors out of every row takes them out of every text vector, because a
     text's vector is a sum of rows (measured on the development queries with
-    k = 2 on the committed table: paraphrased hit@5 of hybrid 0.56 -> 0.63,
+    k = 2 on the first recipe's table: paraphrased hit@5 of hybrid 0.56 -> 0.63,
     out-of-domain rejected 16/18 -> 18/18)."""
     if k <= 0:
         return weights
