@@ -35,21 +35,18 @@ export async function startServer(port = 0, extraMounts = []) {
 // tests end is closed here.
 const open = new Set();
 after(() => Promise.all([...open].map((b) => b.close().catch(() => {}))));
-function track(browserOrContext) {
-  open.add(browserOrContext);
-  browserOrContext.on('close', () => open.delete(browserOrContext));
-  return browserOrContext;
+function track(closable, closedEvent) {
+  open.add(closable);
+  closable.on(closedEvent, () => open.delete(closable));
+  return closable;
 }
 
 export async function launch(options = {}) {
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, ...options });
-  open.add(browser);
-  browser.on('disconnected', () => open.delete(browser));
-  return browser;
+  return track(await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, ...options }), 'disconnected');
 }
 
 export async function launchPersistent(profile, options = {}) {
-  return track(await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, ...options }));
+  return track(await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS, ...options }), 'close');
 }
 
 export function urlOf(server, path) {

@@ -342,11 +342,12 @@ def main():
     # the learned row norms alone leave passages dominated by such pieces
     # (measured on the development queries: model hit@1 0.04 without, 0.26
     # with a = 1e-4; applying the weights during training instead was worse).
-    kb_line_ids = encode_all(tok, kb_lines())
-    running = [ids for ids in encoded[:len(unique)] if ids] + kb_line_ids
+    lines = kb_lines()
+    kb_line_ids = encode_all(tok, lines)
     if args.sif_per_language:
-        p = per_language_frequency(pairs[:aligned], encoded, index, kb_lines(), kb_line_ids, vocab)
+        p = per_language_frequency(pairs[:aligned], encoded, index, lines, kb_line_ids, vocab)
     else:
+        running = [ids for ids in encoded[:len(unique)] if ids] + kb_line_ids
         freq = torch.bincount(torch.tensor([i for ids in running for i in ids]), minlength=vocab).float() + 1
         p = freq / freq.sum()
     sif = args.sif / (args.sif + p)
