@@ -22,8 +22,8 @@ from pathlib import Path
 
 import torch
 
-from train import (encode_all, kb_lines, per_language_frequency, read_pairs, remove_common_components, write_onnx,
-                   write_vtab_int8)
+from train import (encode_all, kb_lines, member_weights, per_language_frequency, read_pairs, remove_common_components,
+                   write_onnx, write_vtab_int8)
 
 
 def language_frequency(work: Path, tokenizer: Path, vocab: int, seed: int = 7):
@@ -54,9 +54,7 @@ def main():
         item, _, say = item.partition("*")
         where, _, m = item.rpartition(":")
         table = torch.load(Path(where or args.keep) / f"member-{m}.pt")["table"]
-        weights = remove_common_components(table * sif.unsqueeze(1), kb, args.common_components)
-        weights = weights / torch.stack([weights[ids].sum(0).norm() for ids in kb if ids]).mean() * float(say or 1)
-        parts.append(weights)
+        parts.append(member_weights(table, sif, kb, args.common_components, say=float(say or 1)))
     weights = remove_common_components(torch.cat(parts, dim=1), kb, args.joint_components)
     write_vtab_int8(args.model / "model.vtab", weights)
     write_onnx(args.model / "model.onnx", weights)

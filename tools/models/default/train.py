@@ -369,6 +369,9 @@ def main():
     # 128-dim members 0.24-0.27, two of them side by side 0.32, four 64-dim
     # members 0.36 and 0.29 on two builds (models/default/eval/notes.md).
     dims = args.dims // args.members
+    if args.keep_members:
+        args.keep_members.mkdir(parents=True, exist_ok=True)
+        torch.save({"sif": sif, "a": args.sif, "kb": kb_encoded}, args.keep_members / "common.pt")
     parts, history = [], []
     for m in range(args.members):
         torch.manual_seed(args.seed + m)
@@ -376,17 +379,9 @@ def main():
         table, member_history = train_member(args, left, right, batches, vocab, dims, prob, t0, m, start)
         history += member_history
         if args.keep_members:
-            args.keep_members.mkdir(parents=True, exist_ok=True)
             torch.save({"table": table.detach(), "skipgram": m < args.skipgram, "seed": args.seed + m},
                        args.keep_members / f"member-{m}.pt")
-            torch.save({"sif": sif, "a": args.sif, "kb": kb_encoded}, args.keep_members / "common.pt")
-        weights = table.detach() * sif.unsqueeze(1)
-        weights = remove_common_components(weights, kb_encoded, args.common_components)
-        if args.members > 1:
-            # Equal say for each member: scale so the knowledge base's text
-            # vectors have the same mean length in each.
-            weights = weights / torch.stack([weights[ids].sum(0).norm() for ids in kb_encoded if ids]).mean()
-        parts.append(weights)
+        parts.append(member_weights(table.detach(), sif, kb_encoded, args.common_components, equal_say=args.members > 1))
     weights = remove_common_components(torch.cat(parts, dim=1), kb_encoded, args.joint_components)
     write_vtab_int8(args.out / "model.vtab", weights)
     write_onnx(args.out / "model.onnx", weights)
@@ -394,6 +389,16 @@ def main():
         "pairs": len(left), "texts": len(unique), "vocab": vocab, "dims": weights.shape[1], "members": args.members, "skipgram_members": min(args.skipgram, args.members), "common_components": args.common_components, "joint_components": args.joint_components, "sif_per_language": args.sif_per_language, "epochs": args.epochs,
         "batch": args.batch, "seconds": round(time.time() - t0), "history": history}, indent=1))
     log(f"done in {time.time() - t0:.0f} s")
+
+
+def member_weights(table, sif, kb_encoded, components, equal_say=True, say=1.0):
+    """A trained member's rows as they go into the table: SIF weights folded
+    in, common components out, and (in an ensemble) scaled so the knowledge
+    base's text vectors have the same mean length in each member, times `say`."""
+    weights = remove_common_components(table * sif.unsqueeze(1), kb_encoded, components)
+    if equal_say:
+        weights = weights / torch.stack([weights[ids].sum(0).norm() for ids in kb_encoded if ids]).mean() * say
+    return weights
 
 
 def text_language(text):
