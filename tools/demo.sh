@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 bash tools/setup.sh
 bash tools/build.sh
 
-./tools/vesper build web/kb/karpathy/*.txt --db karpathy --out build/karpathy.pack
+./tools/vesper build web/kb/karpathy/*.txt --db karpathy --persona web/kb/karpathy/persona.json --out build/karpathy.pack
 ./tools/vesper inspect build/karpathy.pack
 for q in "Why did Tesla bet on cameras instead of LiDAR?" "O que é Software 2.0?" "从零构建"; do
   echo

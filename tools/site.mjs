@@ -33,6 +33,7 @@ export function buildSite(out = join(repoRoot, 'build/site')) {
   if (config.defaultPack) {
     const files = config.knowledgeBase.files.map((f) => join(repoRoot, 'web', f));
     const args = ['build', ...files, '--db', config.knowledgeBase.name, '--out', join(out, config.defaultPack)];
+    if (config.persona) args.push('--persona', join(repoRoot, 'web', config.persona));
     args.push(...(config.model ? ['--model', join(repoRoot, config.model)] : ['--lexical']));
     execFileSync(join(repoRoot, 'tools/vesper'), args, { stdio: ['ignore', 'ignore', 'inherit'] });
   }

@@ -19,6 +19,7 @@
 #include "core/index/dot.h"
 #include "core/persona/answer.h"
 #include "core/persona/persona.h"
+#include "core/search/query.h"
 #include "core/text/language.h"
 #include "core/tokenizer/tokenizer.h"
 #include "core/util/error.h"
@@ -98,6 +99,13 @@ bool Bool(const val& o, const char* key, bool fallback) {
   return v.isUndefined() || v.isNull() ? fallback : v.as<bool>();
 }
 
+SearchMode ParseMode(const std::string& mode) {
+  if (mode == "vector") return SearchMode::kVector;
+  if (mode == "lexical") return SearchMode::kLexical;
+  if (mode != "hybrid") throw Error(ErrorCode::kInvalidArgument, "mode must be hybrid, vector or lexical");
+  return SearchMode::kHybrid;
+}
+
 val ChunkToJs(const Chunk& c) {
   val o = val::object();
   o.set("id", c.id);
@@ -107,6 +115,7 @@ val ChunkToJs(const Chunk& c) {
   o.set("begin", c.begin);
   o.set("end", c.end);
   o.set("language", c.language);
+  o.set("meta", c.meta);
   return o;
 }
 
@@ -124,6 +133,7 @@ Chunk ChunkFromJs(const val& o) {
     for (unsigned i = 0; i < n; ++i) c.title.push_back(title[i].as<std::string>());
   }
   if (c.language.empty()) c.language = DetectLanguage(c.text);
+  c.meta = Bool(o, "meta", false);
   return c;
 }
 
@@ -150,6 +160,8 @@ val ModelToJs(const ModelInfo& m) {
 }
 
 // ---- tokenizer ----
+
+class JsStaticModel;
 
 class JsTokenizer {
  public:
@@ -199,9 +211,10 @@ class JsTokenizer {
   int EosId() const { return t_->eos_id(); }
   int PadId() const { return t_->pad_id(); }
   const Tokenizer& get() const { return *t_; }
+  std::shared_ptr<const Tokenizer> shared() const { return t_; }
 
  private:
-  std::unique_ptr<Tokenizer> t_;
+  std::shared_ptr<Tokenizer> t_;
 };
 
 // ---- chunker ----
@@ -212,6 +225,13 @@ val Chunk_(const std::string& source, const std::string& text, val options, val 
     o.max_tokens = static_cast<size_t>(Num(options, "maxTokens", o.max_tokens));
     o.min_tokens = static_cast<size_t>(Num(options, "minTokens", o.min_tokens));
     o.overlap_tokens = static_cast<size_t>(Num(options, "overlapTokens", o.overlap_tokens));
+    if (!options.isUndefined() && !options.isNull()) {
+      val meta = options["metaHeadings"];
+      if (!meta.isUndefined() && !meta.isNull()) {
+        auto n = meta["length"].as<unsigned>();
+        for (unsigned i = 0; i < n; ++i) o.meta_headings.push_back(meta[i].as<std::string>());
+      }
+    }
     TokenCounter count;
     if (!tokenizer.isUndefined() && !tokenizer.isNull()) {
       const JsTokenizer* t = tokenizer.as<const JsTokenizer*>(emscripten::allow_raw_pointers());
@@ -264,6 +284,69 @@ class JsCollection {
 
   void Remove(const std::string& id) { Guard([&] { c_.Remove(id); }); }
 
+  val ResultToJs(const SearchResult& r) const {
+    val o = ChunkToJs(c_.chunk(r.label));
+    o.set("label", r.label);
+    o.set("score", r.score);
+    o.set("fused", r.fused);
+    if (r.vector_score >= -1.f && c_.has_vectors()) o.set("vectorScore", r.vector_score);
+    o.set("lexicalScore", r.lexical_score);
+    o.set("vectorRank", r.vector_rank);
+    o.set("lexicalRank", r.lexical_rank);
+    if (r.match_score >= 0.f) o.set("matchScore", r.match_score);
+    val signals = val::array();
+    if (r.vector_rank >= 0) signals.call<void>("push", std::string("vector"));
+    if (r.lexical_rank >= 0) signals.call<void>("push", std::string("lexical"));
+    o.set("signals", signals);
+    return o;
+  }
+
+  // A user's search (core/search/query.h): the ranking, which results are
+  // shown, and the per-query answerability decision with its evidence.
+  val QueryStaged(const std::string& text, size_t query_dims, val options) const {
+    return Guard([&] {
+      QueryOptions o;
+      o.k = static_cast<size_t>(Num(options, "k", o.k));
+      o.min_score = static_cast<float>(Num(options, "minScore", o.min_score));
+      o.exact = Bool(options, "exact", false);
+      o.mode = ParseMode(Str(options, "mode", "hybrid"));
+      if (query_dims > g_floats.size()) throw Error(ErrorCode::kInvalidArgument, "staged query vector missing");
+      QueryResponse r = Query(c_, text, query_dims ? g_floats.data() : nullptr, query_dims, o);
+      val results = val::array();
+      for (size_t i = 0; i < r.results.size(); ++i) {
+        val x = ResultToJs(r.results[i]);
+        x.set("shown", static_cast<bool>(r.shown[i]));
+        results.set(i, x);
+      }
+      val e = val::object();
+      e.set("language", r.evidence.language);
+      e.set("bestCosine", r.evidence.best_cosine);
+      e.set("typicalCosine", r.evidence.typical_cosine);
+      e.set("bestLexical", r.evidence.best_lexical);
+      e.set("agreement", r.evidence.agreement);
+      e.set("sameLanguage", r.evidence.same_language);
+      e.set("hasVectors", r.evidence.has_vectors);
+      e.set("bestMatch", r.evidence.best_match);
+      val out = val::object();
+      out.set("results", results);
+      out.set("answerable", r.decision.answerable);
+      out.set("confidence", r.decision.confidence);
+      out.set("minScore", r.min_score);
+      out.set("evidence", e);
+      return out;
+    });
+  }
+
+  // The model's calibration (the manifest's "answerability", as JSON text).
+  void SetAnswerability(const std::string& json) {
+    Guard([&] { c_.set_answerability(Answerability::FromJson(json)); });
+  }
+
+  float Floor() const { return c_.answerability().floor; }
+
+  // Token-level reranking with a static model's table (defined below).
+  void EnablePieceMatch(const JsTokenizer& tokenizer, const JsStaticModel& model);
+
   // The query vector, if any, is in stagingFloats(query_dims).
   val SearchStaged(const std::string& text, size_t query_dims, val options) const {
     return Guard([&] {
@@ -272,29 +355,11 @@ class JsCollection {
       o.threshold = static_cast<float>(Num(options, "threshold", o.threshold));
       o.exact = Bool(options, "exact", false);
       o.lexical_weight = static_cast<float>(Num(options, "lexicalWeight", o.lexical_weight));
-      std::string mode = Str(options, "mode", "hybrid");
-      if (mode == "vector") o.mode = SearchMode::kVector;
-      else if (mode == "lexical") o.mode = SearchMode::kLexical;
-      else if (mode != "hybrid") throw Error(ErrorCode::kInvalidArgument, "mode must be hybrid, vector or lexical");
+      o.mode = ParseMode(Str(options, "mode", "hybrid"));
       if (query_dims > g_floats.size()) throw Error(ErrorCode::kInvalidArgument, "staged query vector missing");
       auto results = c_.Search(text, query_dims ? g_floats.data() : nullptr, query_dims, o);
       val out = val::array();
-      for (size_t i = 0; i < results.size(); ++i) {
-        const SearchResult& r = results[i];
-        val o = ChunkToJs(c_.chunk(r.label));
-        o.set("label", r.label);
-        o.set("score", r.score);
-        o.set("fused", r.fused);
-        if (r.vector_score >= -1.f && c_.has_vectors()) o.set("vectorScore", r.vector_score);
-        o.set("lexicalScore", r.lexical_score);
-        o.set("vectorRank", r.vector_rank);
-        o.set("lexicalRank", r.lexical_rank);
-        val signals = val::array();
-        if (r.vector_rank >= 0) signals.call<void>("push", std::string("vector"));
-        if (r.lexical_rank >= 0) signals.call<void>("push", std::string("lexical"));
-        o.set("signals", signals);
-        out.set(i, o);
-      }
+      for (size_t i = 0; i < results.size(); ++i) out.set(i, ResultToJs(results[i]));
       return out;
     });
   }
@@ -448,9 +513,20 @@ class JsStaticModel {
   size_t Dims() const { return m_->dims(); }
   size_t Vocab() const { return m_->vocab(); }
 
+  std::shared_ptr<const PieceMatcher> Matcher() const {
+    if (!matcher_) matcher_ = std::make_shared<PieceMatcher>(m_);
+    return matcher_;
+  }
+
  private:
-  std::unique_ptr<StaticModel> m_;
+  std::shared_ptr<StaticModel> m_;
+  mutable std::shared_ptr<const PieceMatcher> matcher_;  // built on first use, shared by collections
 };
+
+void JsCollection::EnablePieceMatch(const JsTokenizer& tokenizer, const JsStaticModel& model) {
+  Guard([&] { c_.EnablePieceMatch(model.Matcher(), tokenizer.shared()); });
+}
+
 
 std::string DetectLanguage_(const std::string& text) { return DetectLanguage(text); }
 std::string KernelName() { return DotKernelName(); }
@@ -564,6 +640,10 @@ EMSCRIPTEN_BINDINGS(vesper) {
       .function("addStaged", &JsCollection::AddStaged)
       .function("remove", &JsCollection::Remove)
       .function("searchStaged", &JsCollection::SearchStaged)
+      .function("queryStaged", &JsCollection::QueryStaged)
+      .function("setAnswerability", &JsCollection::SetAnswerability)
+      .function("floor", &JsCollection::Floor)
+      .function("enablePieceMatch", &JsCollection::EnablePieceMatch)
       .function("vectorView", &JsCollection::VectorView)
       .function("chunks", &JsCollection::Chunks)
       .function("name", &JsCollection::Name)

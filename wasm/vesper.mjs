@@ -105,6 +105,7 @@ class Core {
     return {
       dims: raw.dims(),
       vocab: raw.vocab(),
+      raw,
       embed(ids) {
         return raw.embedStaged(core._stageInts(ids));
       },
@@ -210,6 +211,30 @@ class Collection {
   search(text, vector = null, options = {}) {
     const n = this.core._stageFloats(vector);
     return this.raw.searchStaged(text, n, options);
+  }
+  // A user's search: ranks, decides once whether the collection can answer
+  // the query, and marks which results to show. options: { k = 10, mode,
+  // minScore (the slider; default the calibration's floor), exact }.
+  // Returns { results: [{ ...chunk, score, shown, ... }], answerable,
+  // confidence, minScore, evidence }.
+  query(text, vector = null, options = {}) {
+    const n = this.core._stageFloats(vector);
+    return this.raw.queryStaged(text, n, options);
+  }
+  // The model's answerability calibration (its manifest's "answerability"
+  // object); without one, queries are decided by a cosine bar.
+  setAnswerability(calibration) {
+    this.raw.setAnswerability(typeof calibration === 'string' ? calibration : JSON.stringify(calibration));
+  }
+  // Hybrid search reranks by token-level matching with a static model's
+  // table: tokenizer from core.tokenizer(), model from core.staticModel().
+  enablePieceMatch(tokenizer, staticModel) {
+    this.raw.enablePieceMatch(tokenizer.raw, staticModel.raw);
+  }
+  // The lowest similarity shown under an answerable query unless the user
+  // moves the slider: the calibration's floor.
+  get floor() {
+    return this.raw.floor();
   }
   // A copy of a stored (unit) vector, or null for lexical-only collections.
   vector(id) {

@@ -7,9 +7,11 @@
 //   const { results } = await engine.search('notes', 'question');
 import { loadCore } from './wasm/vesper.mjs';
 import { createBrowserEmbedder, urlReader } from './engine/backend.mjs';
-import { DEFAULT_THRESHOLD, LEXICAL_THRESHOLD } from './engine/embedder.mjs';
+import { addChunks, calibrate, chunkDocuments } from './engine/kb.mjs';
 
 const here = new URL('./', import.meta.url);
+// Passages shown (greyed) when nothing is: the nearest ones, with their scores.
+const NEAR_MISSES = 5;
 
 async function fetchWithProgress(url, label, onProgress) {
   const read = urlReader(new URL('./', url), { onBytes: (p) => onProgress?.({ stage: 'download', label, done: p.done, total: p.total }) });
@@ -57,24 +59,13 @@ export async function createEngine({ model = null, onProgress = null, preferWebG
 
     // docs: [{ source, text }]. Chunks, embeds and indexes; replaces a
     // collection of the same name only once everything succeeded.
-    async store(name, docs, { onProgress: progress = null, signal = null } = {}) {
-      const chunks = [];
-      for (const d of docs) chunks.push(...core.chunk(d.source, d.text, {}, embedder?.tokenizer ?? null));
+    // metaHeadings: sections that are about the knowledge base itself.
+    async store(name, docs, { onProgress: progress = null, signal = null, metaHeadings = [] } = {}) {
+      const chunks = chunkDocuments(core, docs, { tokenizer: embedder?.tokenizer ?? null, metaHeadings });
       if (!chunks.length) throw Object.assign(new Error('the knowledge base is empty: there is nothing to store'), { code: 'empty_input' });
-      const db = core.collection(name, embedder?.info ?? null);
+      const db = calibrate(core.collection(name, embedder?.info ?? null), embedder);
       try {
-        const batch = 16;
-        for (let i = 0; i < chunks.length; i += batch) {
-          if (signal?.aborted) throw Object.assign(new Error('storing was cancelled'), { code: 'cancelled' });
-          const part = chunks.slice(i, i + batch);
-          let vectors = null;
-          if (embedder) {
-            vectors = (await embedder.embed(part.map((c) => c.text), { kind: 'document', titles: part.map((c) => c.title.join(' > ')) })).vectors;
-          }
-          db.add(part, vectors);
-          progress?.({ done: Math.min(i + batch, chunks.length), total: chunks.length });
-          await new Promise((r) => setTimeout(r, 0)); // let the page paint and cancel
-        }
+        await addChunks(db, chunks, embedder, { onProgress: progress, signal });
       } catch (err) {
         db.dispose();
         throw err;
@@ -88,6 +79,7 @@ export async function createEngine({ model = null, onProgress = null, preferWebG
     loadPack(bytes) {
       const loaded = core.loadPack(bytes, embedder?.info ?? null);
       for (const db of loaded) {
+        calibrate(db, embedder);
         collections.get(db.name)?.dispose();
         collections.set(db.name, db);
       }
@@ -103,10 +95,11 @@ export async function createEngine({ model = null, onProgress = null, preferWebG
       collections.delete(name);
     },
 
-    // The threshold a database is searched with unless the user moves it:
-    // the model's calibrated one, or the lexical default.
+    // The bar a database's results must reach unless the user moves the
+    // slider: its calibration's floor (cosine), or 0 for lexical databases.
     defaultThreshold(name) {
-      return this.require(name).model ? embedder?.manifest.threshold ?? DEFAULT_THRESHOLD : LEXICAL_THRESHOLD;
+      const db = this.require(name);
+      return db.model ? db.floor : 0;
     },
 
     require(name) {
@@ -115,7 +108,12 @@ export async function createEngine({ model = null, onProgress = null, preferWebG
       return db;
     },
 
-    // Resolves to { results, query: { pieces, ids, length, vector }, timings }.
+    // Resolves to { results, nearMisses, ranked, answerable, confidence,
+    // evidence, query: { pieces, ids, length, vector }, timings, threshold }:
+    // the core decides once whether the database answers the query;
+    // `results` are the passages shown (fused order, at or above `threshold`:
+    // the slider, default the calibration's floor), `nearMisses` the nearest
+    // passages when nothing is shown, so the user is never left empty-handed.
     async search(name, text, { k = 10, threshold = null, mode = 'hybrid', padTo = 64 } = {}) {
       const db = this.require(name);
       if (!text.trim()) throw Object.assign(new Error('the query is empty'), { code: 'empty_input' });
@@ -133,10 +131,15 @@ export async function createEngine({ model = null, onProgress = null, preferWebG
       if (useVectors) query.vector = (await embedder.embed([text], { kind: 'query' })).vectors;
       timings.embedMs = performance.now() - t;
       t = performance.now();
-      const bar = threshold ?? this.defaultThreshold(name);
-      const results = db.search(text, query.vector, { k, threshold: bar, mode: useVectors ? mode : 'lexical' });
+      const bar = threshold === null ? {} : { minScore: threshold };
+      const found = db.query(text, query.vector, { k, mode: useVectors ? mode : 'lexical', ...bar });
       timings.searchMs = performance.now() - t;
-      return { results, query, timings, threshold: bar };
+      const results = found.results.filter((r) => r.shown);
+      const nearMisses = results.length ? [] : found.results.slice(0, NEAR_MISSES);
+      return {
+        results, nearMisses, ranked: found.results, answerable: found.answerable, confidence: found.confidence,
+        evidence: found.evidence, query, timings, threshold: found.minScore,
+      };
     },
 
     // A persona file (JSON text or object) for ask(); validated by the core.
@@ -154,7 +157,7 @@ export async function createEngine({ model = null, onProgress = null, preferWebG
       const db = this.require(name);
       if (!question.trim()) throw Object.assign(new Error('the question is empty'), { code: 'empty_input' });
       const vector = db.model && embedder ? (await embedder.embed([question], { kind: 'query' })).vectors : null;
-      return this.persona.answer(db, question, vector, conversation, { threshold: threshold ?? this.defaultThreshold(name) });
+      return this.persona.answer(db, question, vector, conversation, threshold === null ? {} : { threshold });
     },
     persona: null,
   };

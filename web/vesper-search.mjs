@@ -65,6 +65,7 @@ class VesperSearch extends HTMLElement {
       this.input.disabled = false;
       this.status.textContent = engine.notice ?? '';
       this.dispatchEvent(new CustomEvent('vesper-ready', { detail: { databases: names, model: engine.model } }));
+      if (this.input.value.trim()) this.search(this.input.value);
     } catch (err) {
       this.fail(err.message);
     }
@@ -77,9 +78,13 @@ class VesperSearch extends HTMLElement {
   }
 
   async search(query) {
-    if (!this.engine || !query.trim()) {
+    if (!query.trim()) {
       this.list.replaceChildren();
       return;
+    }
+    if (!this.engine) {
+      this.status.textContent = 'Your query will run as soon as the index is ready...';
+      return;  // connectedCallback runs what is in the box once ready
     }
     const ticket = (this.ticket = (this.ticket ?? 0) + 1);
     try {
@@ -98,7 +103,7 @@ class VesperSearch extends HTMLElement {
           return li;
         }),
       );
-      this.status.textContent = results.length ? '' : 'No passage matches well enough.';
+      this.status.textContent = results.length ? '' : 'Nothing here seems to answer that.';
       this.dispatchEvent(new CustomEvent('vesper-results', { detail: { query, results } }));
     } catch (err) {
       this.fail(err.message);

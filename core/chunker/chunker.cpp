@@ -27,15 +27,41 @@ struct Block {
   size_t tokens = 0;
 };
 
+// Title Case: most longer words capitalised ("How Do I Start Learning Deep
+// Learning?"), as headings are written and sentences are not.
+bool IsTitleCase(std::string_view s) {
+  size_t words = 0, capitalised = 0;
+  for (size_t i = 0; i < s.size();) {
+    size_t j = s.find(' ', i);
+    if (j == std::string_view::npos) j = s.size();
+    std::string_view w = s.substr(i, j - i);
+    if (w.size() >= 4) {
+      ++words;
+      if (std::isupper(static_cast<unsigned char>(w[0]))) ++capitalised;
+    }
+    i = j + 1;
+  }
+  return words >= 2 && capitalised * 4 >= words * 3;
+}
+
 // A short, isolated line with no closing punctuation: what a Markdown heading
-// becomes when its "## " is lost.
+// becomes when its "## " is lost. A Title Case question heads its answer.
 bool LooksLikeBareHeading(std::string_view s) {
   if (s.size() > 80 || s.empty()) return false;
   size_t words = 1 + std::count(s.begin(), s.end(), ' ');
   if (words > 12) return false;
+  if (s.back() == '?' && IsTitleCase(s)) return true;
   if (chunking::EndsSentence(s) || chunking::EndsWithColon(s)) return false;
   char last = s.back();
   return last != ',' && last != ';';
+}
+
+// Case- and accent-insensitive form of a heading, for matching meta headings.
+std::string Folded(std::string_view s) {
+  std::string out;
+  for (size_t i = 0; i < s.size();) utf8::Append(out, utf8::FoldLatin(utf8::Next(s, i)));
+  size_t b = out.find_first_not_of(" \t"), e = out.find_last_not_of(" \t");
+  return b == std::string::npos ? std::string() : out.substr(b, e - b + 1);
 }
 
 // Lines left behind by a broken export rather than written by anyone.
@@ -120,20 +146,22 @@ class DocumentChunker {
   }
 
   // Bare headings carry no level, only their numbering: "Section 5 — ..." is
-  // a part, "2.1 — ..." a section in it, and an unnumbered one inside a
-  // numbered section is a sub-heading of it.
-  int BareHeadingLevel(std::string_view s) {
+  // a part and "5.1 — ..." a section in it; a numbered section whose part
+  // heading is not open (lost on the way, or another part's) and an
+  // unnumbered heading stand at the part level. A document's first line, when
+  // it is a heading, is its title.
+  int BareHeadingLevel(size_t line, std::string_view s) {
+    if (line == 0) return 1;
     size_t q = 0;
     while (q < s.size() && std::isdigit(static_cast<unsigned char>(s[q]))) ++q;
     if (q > 0 && q + 1 < s.size() && s[q] == '.' && std::isdigit(static_cast<unsigned char>(s[q + 1]))) {
-      seen_numbered_ = true;
-      return 3;
+      std::string part = "Section " + std::string(s.substr(0, q)) + " ";
+      std::string parte = "Seção " + std::string(s.substr(0, q)) + " ";
+      for (const Heading& h : headings_) {
+        if (h.level == 2 && (h.title.rfind(part, 0) == 0 || h.title.rfind(parte, 0) == 0)) return 3;
+      }
     }
-    if (s.rfind("Section ", 0) == 0 || s.rfind("Seção ", 0) == 0) {
-      seen_numbered_ = true;
-      return 2;
-    }
-    return seen_numbered_ ? 4 : 2;
+    return 2;
   }
 
   size_t Consume(size_t i) {
@@ -164,7 +192,7 @@ class DocumentChunker {
       }
       default:
         if (IsBareHeading(i)) {
-          OpenHeading(BareHeadingLevel(LineText(i)), line.begin, line.end, std::string(LineText(i)));
+          OpenHeading(BareHeadingLevel(i, LineText(i)), line.begin, line.end, std::string(LineText(i)));
           return i + 1;
         }
         if (IsExportArtifact(LineText(i)) && (i == 0 || Blank(i - 1)) && Blank(i + 1)) return i + 1;
@@ -361,6 +389,7 @@ class DocumentChunker {
     c.end = static_cast<uint32_t>(e);
     c.language = DetectLanguage(c.text);
     if (c.language == "und") c.language = doc_language_;
+    c.meta = IsMeta(c.title);
     std::string key = c.source + '\x1f';
     for (const auto& t : c.title) key += t + '\x1e';
     key += '\x1f' + c.text;
@@ -370,13 +399,21 @@ class DocumentChunker {
     chunks_.push_back(std::move(c));
   }
 
+  bool IsMeta(const std::vector<std::string>& trail) const {
+    for (const auto& t : trail) {
+      for (const auto& m : opt_.meta_headings) {
+        if (!m.empty() && Folded(t) == Folded(m)) return true;
+      }
+    }
+    return false;
+  }
+
   std::string_view source_, text_;
   ChunkerOptions opt_;
   TokenCounter count_;
   std::string doc_language_;
   std::vector<Line> lines_;
   std::vector<size_t> partner_;
-  bool seen_numbered_ = false;
   std::vector<Heading> headings_;
   std::vector<Block> pending_;
   std::vector<std::string> pending_trail_;

@@ -24,6 +24,9 @@ struct Chunk {
   uint32_t begin = 0;
   uint32_t end = 0;
   std::string language;  // DetectLanguage() of the text
+  // Text about the knowledge base rather than its subject (example questions,
+  // usage notes, role-play rules): under a heading the options name as meta.
+  bool meta = false;
 };
 
 struct ChunkerOptions {
@@ -32,6 +35,9 @@ struct ChunkerOptions {
   size_t overlap_tokens = 24;  // carried over only when one paragraph is split
   // Code and tables are never split below this multiple of max_tokens.
   size_t whole_block_factor = 3;
+  // Headings whose sections are meta text (matched case-insensitively, whole
+  // heading, anywhere in the trail); a persona file lists them.
+  std::vector<std::string> meta_headings;
 };
 
 using TokenCounter = std::function<size_t(std::string_view)>;

@@ -11,6 +11,12 @@
 
 namespace vesper {
 
+namespace {
+// The chunk section's per-slot flag byte.
+constexpr uint8_t kChunkAlive = 1;
+constexpr uint8_t kChunkMeta = 2;  // Chunk::meta
+}  // namespace
+
 Collection::Collection(std::string name, ModelInfo model, CollectionOptions options)
     : name_(std::move(name)), model_(std::move(model)), options_(options), store_(model_.dims, options.vectors) {
   if (name_.empty()) throw Error(ErrorCode::kInvalidArgument, "a collection needs a name");
@@ -64,7 +70,9 @@ size_t Collection::Add(std::vector<Chunk> chunks, const float* vectors, size_t v
       if (hnsw_) hnsw_->Add(label, unit.data());
     }
     IndexLexical(label);
+    IndexPieces(label);
   }
+  if (added) centroid_stale_ = true;
   MaybeBuildHnsw();
   return added;
 }
@@ -97,6 +105,8 @@ void Collection::Remove(std::string_view chunk_id) {
   alive_[label] = 0;
   --live_;
   if (has_vectors()) store_.Remove(label);
+  centroid_stale_ = true;
+  if (label < pieces_.size()) pieces_[label].clear();
   if (hnsw_) hnsw_->Remove(label);
   bm25_.Remove(label);
 }
@@ -114,7 +124,8 @@ bool Collection::vector(uint32_t label, float* out) const {
 }
 
 std::vector<SearchResult> Collection::Search(std::string_view query_text, const float* query_vector,
-                                             size_t query_dims, const SearchOptions& opt) const {
+                                             size_t query_dims, const SearchOptions& opt,
+                                             QueryEvidence* evidence) const {
   SearchMode mode = has_vectors() ? opt.mode : SearchMode::kLexical;
   const bool use_vectors = mode != SearchMode::kLexical;
   const bool use_lexical = mode != SearchMode::kVector;
@@ -131,11 +142,13 @@ std::vector<SearchResult> Collection::Search(std::string_view query_text, const 
   std::vector<SearchResult> results;
   if (opt.k == 0 || live_ == 0) return results;
   // Fusion needs more candidates than it returns.
-  const size_t pool = mode == SearchMode::kHybrid ? std::max<size_t>(opt.k * 4, 32) : opt.k;
+  size_t pool = mode == SearchMode::kHybrid ? std::max<size_t>(opt.k * 4, 32) : opt.k;
+  if (matcher_ && mode == SearchMode::kHybrid) pool = std::max(pool, opt.rerank_pool);
 
   vector_hits_.clear();
   lexical_hits_.clear();
-  const std::string query_language = mode == SearchMode::kHybrid ? DetectLanguage(query_text) : std::string();
+  const std::string query_language =
+      mode == SearchMode::kHybrid || evidence ? DetectLanguage(query_text) : std::string();
   const float* q = nullptr;
   if (use_vectors) {
     query_.assign(query_vector, query_vector + query_dims);
@@ -179,6 +192,8 @@ std::vector<SearchResult> Collection::Search(std::string_view query_text, const 
       s.lexical_rank = static_cast<int>(r);
     }
   }
+  const bool rerank = matcher_ && mode == SearchMode::kHybrid && use_vectors;
+  if (rerank) RescoreByPieces(query_text, opt.rerank_pool, results);
   for (SearchResult& s : results) {
     s.score = use_vectors ? s.vector_score : s.lexical_score;
     if (mode == SearchMode::kHybrid && use_vectors) {
@@ -186,10 +201,16 @@ std::vector<SearchResult> Collection::Search(std::string_view query_text, const 
       // share a language: across languages BM25 matches nothing but names
       // and stray tokens, and adding it ranks wrong-language noise up.
       const bool same = chunks_[s.label].language == query_language;
-      s.fused = s.vector_score + (same ? opt.lexical_weight : opt.cross_lexical_weight) * s.lexical_score;
+      float semantic = rerank ? s.match_score : s.vector_score;
+      s.fused = semantic + (same ? opt.lexical_weight : opt.cross_lexical_weight) * s.lexical_score;
     } else {
       s.fused = s.score;
     }
+    if (chunks_[s.label].meta) s.fused -= opt.meta_penalty;
+  }
+  if (evidence) {
+    GatherEvidence(q, query_language, *evidence);
+    for (const SearchResult& s : results) evidence->best_match = std::max(evidence->best_match, s.match_score);
   }
   std::sort(results.begin(), results.end(), [](const SearchResult& a, const SearchResult& b) {
     if (a.fused != b.fused) return a.fused > b.fused;
@@ -198,6 +219,83 @@ std::vector<SearchResult> Collection::Search(std::string_view query_text, const 
   });
   if (results.size() > opt.k) results.resize(opt.k);
   return results;
+}
+
+void Collection::EnablePieceMatch(std::shared_ptr<const PieceMatcher> matcher, std::shared_ptr<const Tokenizer> tokenizer) {
+  if (!matcher || !tokenizer) throw Error(ErrorCode::kInvalidArgument, "piece matching needs the model and its tokenizer");
+  if (!has_vectors()) throw Error(ErrorCode::kInvalidArgument, "collection '" + name_ + "' is lexical only");
+  matcher_ = std::move(matcher);
+  tokenizer_ = std::move(tokenizer);
+  pieces_.assign(chunks_.size(), {});
+  for (uint32_t label = 0; label < chunks_.size(); ++label) IndexPieces(label);
+}
+
+// A chunk's pieces as the model saw its document text: title trail, then text.
+void Collection::IndexPieces(uint32_t label) {
+  if (!matcher_) return;
+  if (pieces_.size() <= label) pieces_.resize(label + 1);
+  if (!alive_[label]) return;
+  const Chunk& c = chunks_[label];
+  std::string text;
+  for (const auto& t : c.title) text += (text.empty() ? "" : " > ") + t;
+  text += "\n" + c.text;
+  std::vector<int32_t> ids;
+  tokenizer_->EncodeIds(text, ids);
+  pieces_[label] = matcher_->Distinct(ids.data(), ids.size());
+}
+
+// Scores the best `pool` candidates of each retriever by piece matching; the
+// rest of the list keeps no match score and falls behind them.
+void Collection::RescoreByPieces(std::string_view query_text, size_t pool, std::vector<SearchResult>& results) const {
+  tokenizer_->EncodeIds(query_text, query_ids_);
+  std::vector<int32_t> query = matcher_->Distinct(query_ids_.data(), query_ids_.size());
+  for (SearchResult& s : results) {
+    bool candidate = (s.vector_rank >= 0 && static_cast<size_t>(s.vector_rank) < pool) ||
+                     (s.lexical_rank >= 0 && static_cast<size_t>(s.lexical_rank) < pool);
+    s.match_score = candidate && s.label < pieces_.size() ? matcher_->Score(query, pieces_[s.label]) : 0.f;
+  }
+}
+
+// Summarises the query as a whole from the retrievers' raw lists (still in
+// vector_hits_ and lexical_hits_, ranked by each retriever alone).
+void Collection::GatherEvidence(const float* q, const std::string& query_language, QueryEvidence& e) const {
+  constexpr size_t kAgreementDepth = 5;
+  e = QueryEvidence{};
+  e.language = query_language;
+  e.has_vectors = q != nullptr;
+  for (const Hit& h : lexical_hits_) {
+    if (!e.has_vectors || chunks_[h.label].language == query_language) e.best_lexical = std::max(e.best_lexical, h.score);
+  }
+  if (!e.has_vectors) return;
+  e.typical_cosine = TypicalCosine(q);
+  if (!vector_hits_.empty()) {
+    e.best_cosine = vector_hits_[0].score;
+    e.same_language = chunks_[vector_hits_[0].label].language == query_language;
+  }
+  auto within = [](const std::vector<Hit>& hits, uint32_t label) {
+    for (size_t i = 0; i < hits.size() && i < kAgreementDepth; ++i) {
+      if (hits[i].label == label) return true;
+    }
+    return false;
+  };
+  if (!vector_hits_.empty() && !lexical_hits_.empty()) {
+    e.agreement = within(lexical_hits_, vector_hits_[0].label) || within(vector_hits_, lexical_hits_[0].label);
+  }
+}
+
+float Collection::TypicalCosine(const float* unit_query) const {
+  if (centroid_stale_) {
+    centroid_.assign(model_.dims, 0.f);
+    std::vector<float> v(model_.dims);
+    for (uint32_t label = 0; label < chunks_.size(); ++label) {
+      if (!alive_[label]) continue;
+      store_.Decode(label, v.data());
+      for (size_t d = 0; d < v.size(); ++d) centroid_[d] += v[d];
+    }
+    if (live_) for (float& x : centroid_) x /= static_cast<float>(live_);
+    centroid_stale_ = false;
+  }
+  return Dot(unit_query, centroid_.data(), model_.dims);
 }
 
 // ---- pack sections ----
@@ -251,9 +349,9 @@ Collection Collection::LoadMeta(ByteReader& r) {
 void Collection::SaveChunks(ByteWriter& w) const {
   w.u64(chunks_.size());
   for (size_t i = 0; i < chunks_.size(); ++i) {
-    w.u8(alive_[i]);
-    if (!alive_[i]) continue;  // a deleted chunk keeps its slot, not its text
     const Chunk& c = chunks_[i];
+    w.u8(alive_[i] ? (kChunkAlive | (c.meta ? kChunkMeta : 0)) : 0);
+    if (!alive_[i]) continue;  // a deleted chunk keeps its slot, not its text
     w.str(c.id);
     w.u32(static_cast<uint32_t>(c.title.size()));
     for (const auto& t : c.title) w.str(t);
@@ -270,10 +368,12 @@ void Collection::LoadChunks(ByteReader& r) {
   chunks_.resize(n);
   alive_.resize(n);
   for (size_t i = 0; i < n; ++i) {
-    alive_[i] = r.u8();
-    if (alive_[i] > 1) r.fail("bad chunk flag");
+    uint8_t flags = r.u8();
+    if (flags & ~(kChunkAlive | kChunkMeta) || flags == kChunkMeta) r.fail("bad chunk flag");
+    alive_[i] = flags & kChunkAlive;
     if (!alive_[i]) continue;
     Chunk& c = chunks_[i];
+    c.meta = flags & kChunkMeta;
     c.id = r.str();
     uint32_t titles = r.u32();
     if (titles > r.remaining() / 4) r.fail("title count exceeds the data present");

@@ -13,6 +13,9 @@
 #include "core/index/hnsw_index.h"
 #include "core/index/vector_store.h"
 #include "core/lexical/bm25.h"
+#include "core/search/answerability.h"
+#include "core/search/piece_match.h"
+#include "core/tokenizer/tokenizer.h"
 
 namespace vesper {
 
@@ -32,9 +35,17 @@ struct SearchOptions {
   SearchMode mode = SearchMode::kHybrid;
   // Hybrid ranking: cosine + weight x normalised BM25, the weight depending on
   // whether the passage is in the query's language (see Collection::Search).
-  float lexical_weight = 0.75f;  // chosen on the default model's development queries (models/default/EVAL.md)
+  // Chosen on bench/quality's development half (bench/quality/EVAL.md).
+  float lexical_weight = 0.75f;
   float cross_lexical_weight = 0.0f;
+  // Meta text (example questions, usage notes, role-play rules: chunks the
+  // knowledge base marks as about itself) ranks this much lower, so it never
+  // outranks the content it describes but still answers questions about it.
+  float meta_penalty = 0.1f;
   bool exact = false;        // bypass HNSW (ground truth, tests)
+  // Hybrid with piece matching enabled: how many candidates of each
+  // retriever the piece matcher rescores.
+  size_t rerank_pool = 50;
 };
 
 struct SearchResult {
@@ -45,6 +56,7 @@ struct SearchResult {
   float lexical_score = 0.f;  // normalised BM25
   int vector_rank = -1;       // rank within each retriever, -1 when it did not find it
   int lexical_rank = -1;
+  float match_score = -1.f;   // piece matching (PieceMatcher), when the collection has it
 };
 
 class Collection {
@@ -79,8 +91,21 @@ class Collection {
   size_t bytes_per_vector() const { return store_.bytes_per_vector(); }
 
   // query_vector may be null for kLexical or for lexical-only collections.
+  // evidence, when given, receives what the search saw about the query as a
+  // whole (core/search/answerability.h); gathering it costs one dot product.
   std::vector<SearchResult> Search(std::string_view query_text, const float* query_vector, size_t query_dims,
-                                   const SearchOptions& options) const;
+                                   const SearchOptions& options, QueryEvidence* evidence = nullptr) const;
+
+  // Hybrid search ranks by token-level matching (static models: see
+  // PieceMatcher) instead of the summed-vector cosine. The tokenizer is the
+  // model's; chunks added later are tokenised as they come.
+  void EnablePieceMatch(std::shared_ptr<const PieceMatcher> matcher, std::shared_ptr<const Tokenizer> tokenizer);
+  bool piece_match() const { return matcher_ != nullptr; }
+
+  // How this collection decides whether a query is answerable: the model's
+  // calibration (set by the client from the manifest), else a cosine bar.
+  const Answerability& answerability() const { return answerability_; }
+  void set_answerability(Answerability a) { answerability_ = std::move(a); }
 
   // Pack sections (see pack.h); each Load validates as it reads.
   void SaveMeta(ByteWriter& w) const;
@@ -97,6 +122,10 @@ class Collection {
  private:
   void IndexLexical(uint32_t label);
   void MaybeBuildHnsw();
+  void GatherEvidence(const float* q, const std::string& query_language, QueryEvidence& e) const;
+  float TypicalCosine(const float* unit_query) const;
+  void IndexPieces(uint32_t label);
+  void RescoreByPieces(std::string_view query_text, size_t pool, std::vector<SearchResult>& results) const;
 
   std::string name_;
   ModelInfo model_;
@@ -111,6 +140,15 @@ class Collection {
   mutable std::vector<Hit> vector_hits_, lexical_hits_;  // per-query scratch
   mutable std::unordered_map<uint32_t, size_t> fused_at_;  // label -> result slot, per query
   mutable std::vector<float> query_;
+  // The mean of the stored unit vectors: dot(query, centroid) is the query's
+  // mean cosine over the collection. Rebuilt lazily after a change.
+  mutable std::vector<float> centroid_;
+  mutable bool centroid_stale_ = true;
+  Answerability answerability_ = Answerability::Uncalibrated(0.35f);
+  std::shared_ptr<const PieceMatcher> matcher_;
+  std::shared_ptr<const Tokenizer> tokenizer_;
+  std::vector<std::vector<int32_t>> pieces_;  // per chunk slot, when matching
+  mutable std::vector<int32_t> query_ids_;
 };
 
 }  // namespace vesper

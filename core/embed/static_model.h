@@ -25,6 +25,8 @@ class StaticModel {
   // Ids outside the vocabulary are an error; an input that sums to zero
   // (e.g. only special tokens) too.
   void Embed(const int32_t* ids, size_t n, float* out) const;
+  // One piece's row (dims() floats, weight folded in); id < vocab().
+  const float* row(size_t id) const { return table_.data() + id * dims_; }
 
  private:
   size_t vocab_ = 0, dims_ = 0;

@@ -1,5 +1,7 @@
 #include "core/persona/answer.h"
 
+#include "core/search/query.h"
+
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -282,14 +284,19 @@ Answer AnswerQuestion(const Persona& persona, const Collection& collection, std:
     }
   }
 
-  // Retrieve.
-  SearchOptions so;
-  so.k = opt.k;
-  so.threshold = opt.threshold;
-  so.mode = query_vector && collection.has_vectors() ? SearchMode::kHybrid : SearchMode::kLexical;
-  std::vector<SearchResult> hits = collection.Search(q, so.mode == SearchMode::kLexical ? nullptr : query_vector,
-                                                     so.mode == SearchMode::kLexical ? 0 : query_dims, so);
-  auto strength = [&](const SearchResult& r) { return so.mode == SearchMode::kLexical ? r.lexical_score : r.vector_score; };
+  // Retrieve, and decide once whether the knowledge base can answer, as search does.
+  QueryOptions qo;
+  qo.k = opt.k;
+  qo.min_score = opt.threshold;
+  qo.mode = query_vector && collection.has_vectors() ? SearchMode::kHybrid : SearchMode::kLexical;
+  const bool lexical = qo.mode == SearchMode::kLexical;
+  QueryResponse found = Query(collection, q, lexical ? nullptr : query_vector, lexical ? 0 : query_dims, qo);
+  // Meta text (example questions, usage notes) is never quoted as an answer.
+  std::vector<SearchResult> hits;
+  for (size_t i = 0; i < found.results.size(); ++i) {
+    if (found.shown[i] && !collection.chunk(found.results[i].label).meta) hits.push_back(found.results[i]);
+  }
+  auto strength = [&](const SearchResult& r) { return lexical ? r.lexical_score : r.vector_score; };
   float best = 0.f;
   for (const SearchResult& r : hits) best = std::max(best, strength(r));
   // Prefer passages in the question's language when they are nearly as good.

@@ -46,7 +46,11 @@ struct Answer {
 };
 
 struct AnswerOptions {
-  float threshold = 0.35f;   // as for search: cosine, or normalised BM25 for lexical collections
+  // The slider's bar for passages under an answerable question (cosine, or
+  // normalised BM25 for lexical collections); negative: the collection's
+  // calibrated floor. Whether the question is answerable at all is the
+  // collection's answerability decision (core/search/query.h).
+  float threshold = -1.f;
   size_t k = 8;              // passages retrieved
   size_t max_passages = 3;   // passages an answer may draw on
   size_t max_sentences = 4;  // sentences quoted from them

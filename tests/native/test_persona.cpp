@@ -3,6 +3,7 @@
 // the first person, citing a passage that holds the answer; declines what is
 // out of scope; says the disclaimer once; leaves and re-enters the role.
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "core/chunker/chunker.h"
 #include "core/collection/collection.h"
@@ -21,10 +22,9 @@ namespace {
 
 struct World {
   Persona persona = Persona::FromJson(test::ReadFile(std::string(VESPER_KB_DIR) + "/persona.json"));
-  std::unique_ptr<Tokenizer> tok;
-  std::unique_ptr<StaticModel> model;
+  std::shared_ptr<Tokenizer> tok;
+  std::shared_ptr<StaticModel> model;
   std::unique_ptr<Collection> db;
-  float threshold = 0.35f;
 
   World() {
     const std::string dir = std::string(VESPER_MODELS_DIR) + "/default/";
@@ -34,12 +34,17 @@ struct World {
     tok = Tokenizer::FromBytes(test::ReadFile(dir + "tokenizer.model"), policy);
     model = StaticModel::FromBytes(test::ReadFile(dir + "model.vtab"));
     std::string manifest = test::ReadFile(dir + "manifest.json");
-    size_t at = manifest.find("\"threshold\":");
-    threshold = std::stof(manifest.substr(at + 12));
+    // The model's decision rule, as the engine and the CLI apply it (web/engine/kb.mjs).
+    auto m = nlohmann::json::parse(manifest);
+    Answerability decide = m.contains("answerability") ? Answerability::FromJson(m["answerability"].dump())
+                                                       : Answerability::Uncalibrated(m.value("threshold", 0.35f));
     ModelInfo info;
     info.id = "vesper-default";
     info.dims = static_cast<uint32_t>(model->dims());
     db = std::make_unique<Collection>("karpathy", info);
+    db->set_answerability(decide);
+    // Static models rerank hybrid search by piece matching, as the engine sets up (web/engine/kb.mjs).
+    db->EnablePieceMatch(std::make_shared<PieceMatcher>(model), tok);
     for (const auto& seed : test::Seeds()) {
       // Chunked as the CLI and the page chunk: budgets counted in the model's tokens.
       std::vector<Chunk> chunks = ChunkDocument(seed.name, seed.text, {}, [this](std::string_view t) { return tok->CountTokens(t); });
@@ -63,7 +68,6 @@ struct World {
 
   Answer Ask(const std::string& q, ConversationState& state) const {
     AnswerOptions o;
-    o.threshold = threshold;
     std::vector<float> v = Embed(q);
     return AnswerQuestion(persona, *db, q, v.data(), v.size(), state, o);
   }

@@ -5,16 +5,18 @@ import { basename, dirname } from 'node:path';
 import { parseArgs, UsageError } from './args.mjs';
 import { loadCore } from './core.mjs';
 import { fetchModel } from './fetch.mjs';
-import { DEFAULT_THRESHOLD, LEXICAL_THRESHOLD, loadTokenizer } from '../../web/engine/embedder.mjs';
+import { loadTokenizer } from '../../web/engine/embedder.mjs';
 import { fileReader, nodeEmbedder, resolveModel } from './models.mjs';
 import { Progress } from './progress.mjs';
 import { compilePersona } from './persona-compile.mjs';
+import { addChunks, calibrate, chunkDocuments, metaHeadingsOf } from '../../web/engine/kb.mjs';
 
 
 const USAGE = `usage: vesper <command> [options]
 
-  build FILES... --db NAME [--model ID|DIR | --lexical] [--dims N] [--vectors float32|int8|binary] --out FILE.pack
-                                              chunk, embed (default model: models/default) and index documents into a pack
+  build FILES... --db NAME [--model ID|DIR | --lexical] [--dims N] [--vectors float32|int8|binary] [--persona FILE] --out FILE.pack
+                                              chunk, embed (default model: models/default) and index documents into a pack;
+                                              --persona marks the sections its persona file names as meta text
   search FILE.pack "query" [--db NAME] [--model ID|DIR] [-k N] [--threshold T]
          [--mode hybrid|vector|lexical] [--json]
   ask FILE.pack "question" [--persona FILE] [--session FILE] [--db NAME] [--model ID|DIR] [--threshold T] [--json]
@@ -42,7 +44,7 @@ function readText(path) {
 async function build(argv) {
   const { options, positionals } = parseArgs(argv, {
     db: 'string', out: 'string', model: 'string', dims: 'number', variant: 'string', vectors: 'string', 'max-tokens': 'number',
-    lexical: 'boolean',
+    lexical: 'boolean', persona: 'string',
   });
   if (options.lexical && options.model) throw new UsageError('build takes --model or --lexical, not both');
   // The project's own default model, unless another model or a lexical-only pack is asked for.
@@ -53,26 +55,16 @@ async function build(argv) {
   const core = await loadCore();
   const embedder = options.model ? await nodeEmbedder(core, options.model, { dims: options.dims, variant: options.variant }) : null;
   const db = core.collection(options.db, embedder?.info ?? null, { vectors: options.vectors ?? 'float32' });
-  const chunkOptions = options['max-tokens'] ? { maxTokens: options['max-tokens'] } : {};
-  const chunks = [];
-  for (const file of positionals) {
-    chunks.push(...core.chunk(basename(file), readText(file), chunkOptions, embedder?.tokenizer ?? null));
-  }
+  const metaHeadings = options.persona ? metaHeadingsOf(JSON.parse(readText(options.persona))) : [];
+  const docs = positionals.map((file) => ({ source: basename(file), text: readText(file) }));
+  const chunks = chunkDocuments(core, docs, { tokenizer: embedder?.tokenizer ?? null, metaHeadings, maxTokens: options['max-tokens'] });
   if (!chunks.length) throw new Error('no text to index: every input file is empty');
   const progress = new Progress(embedder ? `embedding ${options.db}` : `indexing ${options.db}`, chunks.length);
-  let added = 0;
-  const batch = 32;
-  for (let start = 0; start < chunks.length; start += batch) {
-    const part = chunks.slice(start, start + batch);
-    let vectors = null;
-    if (embedder) {
-      const out = await embedder.embed(part.map((c) => c.text), { kind: 'document', titles: part.map((c) => c.title.join(' > ')) });
-      for (const w of out.warnings) warn(`${part[w.index].source} chunk ${part[w.index].id}: ${w.message}`);
-      vectors = out.vectors;
-    }
-    added += db.add(part, vectors);
-    progress.update(Math.min(start + batch, chunks.length), embedder ? `${embedder.info.id}` : '');
-  }
+  const { added, warnings } = await addChunks(db, chunks, embedder, {
+    batch: 32, yieldEvery: false,
+    onProgress: (p) => progress.update(p.done, embedder ? `${embedder.info.id}` : ''),
+  });
+  for (const w of warnings) warn(`${w.chunk.source} chunk ${w.chunk.id}: ${w.message}`);
   const bytes = core.savePack([db]);
   mkdirSync(dirname(options.out), { recursive: true });
   writeFileSync(options.out, bytes);
@@ -89,23 +81,21 @@ function pickCollection(collections, name, path) {
   return found;
 }
 
-// A pack's collection with the embedder its vectors need and the threshold to search it at.
+// A pack's collection with the embedder its vectors need, decided by its
+// model's calibration; `threshold` is the user's bar if they gave one.
 async function openPack(path, options) {
   const core = await loadCore();
   const bytes = readFileSync(path);
   const described = pickCollection(core.inspectPack(bytes).collections, options.db, path);
   let embedder = null;
-  let threshold = options.threshold;
   if (described.model) {
     embedder = await nodeEmbedder(core, options.model ?? described.model.id);
-    threshold ??= embedder.manifest.threshold ?? DEFAULT_THRESHOLD;
-  } else {
-    if (options.model) throw new Error(`database '${described.name}' is lexical only: it has no vectors for ${options.model}`);
-    threshold ??= LEXICAL_THRESHOLD;
+  } else if (options.model) {
+    throw new Error(`database '${described.name}' is lexical only: it has no vectors for ${options.model}`);
   }
   // The core refuses a pack made by another model than the one loaded.
-  const db = pickCollection(core.loadPack(bytes, embedder?.info ?? null), options.db, path);
-  return { core, db, embedder, threshold };
+  const db = calibrate(pickCollection(core.loadPack(bytes, embedder?.info ?? null), options.db, path), embedder);
+  return { core, db, embedder, threshold: options.threshold ?? null };
 }
 
 async function search(argv) {
@@ -124,24 +114,27 @@ async function search(argv) {
     for (const w of out.warnings) warn(w.message);
     vector = out.vectors;
   }
-  const results = db.search(query, vector, { k: options.k ?? 5, threshold, mode: options.mode ?? 'hybrid' });
-  const out = results.map((r) => ({
-    id: r.id,
-    score: Number(r.score.toFixed(6)),
-    title: r.title,
-    text: r.text,
-    source: r.source,
-    signals: r.signals,
-  }));
+  const found = db.query(query, vector, { k: options.k ?? 5, mode: options.mode ?? 'hybrid', ...(threshold === null ? {} : { minScore: threshold }) });
+  const row = (r) => ({ id: r.id, score: Number(r.score.toFixed(6)), title: r.title, text: r.text, source: r.source, signals: r.signals });
+  const out = found.results.filter((r) => r.shown).map(row);
+  const near = out.length ? [] : found.results.slice(0, NEAR_MISSES).map(row);
   if (options.json) {
-    process.stdout.write(JSON.stringify({ results: out }) + '\n');
-  } else if (!out.length) {
-    process.stdout.write(`no passage above the threshold ${threshold}\n`);
+    process.stdout.write(JSON.stringify({
+      answerable: found.answerable, confidence: Number(found.confidence.toFixed(4)), results: out, nearMisses: near,
+    }) + '\n');
+    return 0;
+  }
+  const print = (r) => {
+    const title = r.title.length ? r.title.join(' > ') : '(untitled)';
+    process.stdout.write(`${r.score.toFixed(3)}  ${r.source}  ${title}\n  ${r.text.replace(/\s+/g, ' ').slice(0, 200)}\n`);
+  };
+  if (!out.length) {
+    process.stdout.write(found.answerable
+      ? `no passage scores above ${found.minScore.toFixed(3)}; the nearest:\n`
+      : 'the knowledge base does not seem to answer this; the nearest passages:\n');
+    near.forEach(print);
   } else {
-    for (const r of out) {
-      const title = r.title.length ? r.title.join(' > ') : '(untitled)';
-      process.stdout.write(`${r.score.toFixed(3)}  ${r.source}  ${title}\n  ${r.text.replace(/\s+/g, ' ').slice(0, 200)}\n`);
-    }
+    out.forEach(print);
   }
   return 0;
 }
@@ -230,6 +223,9 @@ async function fetchModelCommand(argv) {
   return 0;
 }
 
+// Passages listed when nothing is shown, so the user still sees what was near.
+const NEAR_MISSES = 3;
+
 const DEFAULT_PERSONA = new URL('../../web/kb/karpathy/persona.json', import.meta.url);
 
 // One turn of a conversation with the persona; --session keeps the state between calls.
@@ -258,7 +254,7 @@ async function ask(argv) {
     const out = await embedder.embed([question], { kind: 'query' });
     vector = out.vectors;
   }
-  const reply = persona.answer(db, question, vector, state, { threshold });
+  const reply = persona.answer(db, question, vector, state, threshold === null ? {} : { threshold });
   if (options.session) {
     mkdirSync(dirname(options.session), { recursive: true });
     writeFileSync(options.session, JSON.stringify({ persona: persona.id, state: reply.state }, null, 1) + '\n');

@@ -6,7 +6,9 @@ import { drawComparison } from './embedding-view.mjs';
 import { friendlyStorageError, storage } from './storage.mjs';
 
 const $ = (id) => document.getElementById(id);
-const state = { engine: null, last: null, meta: new Map(), storing: null, thresholdTouched: false, conversation: {} };
+// Passages shown greyed when nothing is.
+const NEAR_MISSES = 5;
+const state = { ready: false, engine: null, last: null, meta: new Map(), storing: null, thresholdTouched: false, conversation: {} };
 
 function setStatus(text, fraction = null) {
   $('status-text').textContent = text;
@@ -170,25 +172,39 @@ function setThreshold(value) {
   $('threshold-value').textContent = String(Number(Number(value).toFixed(3)));
 }
 
+function resultItem(x, r, nearMiss) {
+  const li = document.createElement('li');
+  li.id = `chunk-${x.id}`;
+  if (nearMiss) li.className = 'near-miss';
+  const trail = x.title.length ? x.title.join(' › ') : x.source;
+  li.innerHTML = `<div class="meta"><strong>${x.score.toFixed(3)}</strong> · ${escapeHtml(trail)} · ${escapeHtml(x.signals.join(' + '))}</div><div>${highlight(x.text.slice(0, 600), r.queryText)}</div>`;
+  return li;
+}
+
+// The passages shown are those the core marked (the query is answerable and
+// they reach the slider); when none is, the user still sees why and what was
+// nearest, greyed, with scores.
 function renderResults() {
   const list = $('results');
   list.innerHTML = '';
   const r = state.last;
   if (!r) return;
   const threshold = Number($('threshold').value);
-  const shown = r.results.filter((x) => x.score >= threshold);
-  for (const x of shown) {
-    const li = document.createElement('li');
-    li.id = `chunk-${x.id}`;
-    const trail = x.title.length ? x.title.join(' › ') : x.source;
-    li.innerHTML = `<div class="meta"><strong>${x.score.toFixed(3)}</strong> · ${escapeHtml(trail)} · ${escapeHtml(x.signals.join(' + '))}</div><div>${highlight(x.text.slice(0, 600), r.queryText)}</div>`;
-    list.append(li);
+  const shown = r.answerable ? r.ranked.filter((x) => x.shown && x.score >= threshold) : [];
+  for (const x of shown) list.append(resultItem(x, r, false));
+  if (!shown.length) {
+    const hint = document.createElement('li');
+    hint.className = 'hint';
+    hint.textContent = r.answerable
+      ? `No passage scores above ${threshold.toFixed(2)}. The nearest passages:`
+      : `Nothing in this database seems to answer that (confidence ${r.confidence.toFixed(2)}). The nearest passages:`;
+    list.append(hint);
+    for (const x of r.ranked.slice(0, NEAR_MISSES)) list.append(resultItem(x, r, true));
   }
-  if (!shown.length) list.innerHTML = `<li class="hint">No passage scores above ${threshold.toFixed(2)}.</li>`;
-  // Results are ranked by fused score; the comparison shows the closest vector.
-  const best = shown.reduce((a, x) => (!a || x.score > a.score ? x : a), null);
-  $('best-score').textContent = best && r.query.vector ? best.score.toFixed(4) : '–';
-  if (best && r.query.vector) {
+  // The comparison shows the passage whose vector is closest, shown or not.
+  const best = r.query.vector ? r.ranked.reduce((m, x) => ((x.vectorScore ?? -2) > (m?.vectorScore ?? -2) ? x : m), null) : null;
+  $('best-score').textContent = best ? best.vectorScore.toFixed(4) : '–';
+  if (best) {
     const match = state.engine.require(r.db).vector(best.id);
     drawComparison({ query: Array.from(r.query.vector), match: Array.from(match), canvases: { query: $('query-strip'), match: $('match-strip'), diff: $('diff-strip') } });
   }
@@ -197,11 +213,16 @@ function renderResults() {
 let pending = 0;
 async function search() {
   const text = $('query').value;
-  const db = $('db-select').value;
-  if (!text.trim() || !db) return;
+  if (!text.trim()) return;
+  const db = state.ready ? $('db-select').value : '';
+  if (!db) {
+    // Typed while the engine or the database is still loading: main() runs it when ready.
+    $('results').innerHTML = '<li class="hint">Your query will run as soon as the database is ready...</li>';
+    return;
+  }
   const ticket = ++pending;
   try {
-    // Fetch everything above 0, so moving the slider only re-filters.
+    // Everything above 0, so moving the slider only re-filters.
     const r = await state.engine.search(db, text, { k: 20, threshold: 0, mode: $('hybrid').checked ? 'hybrid' : 'vector' });
     if (ticket !== pending) return;
     state.last = { ...r, db, queryText: text };
@@ -281,6 +302,8 @@ async function main() {
   // Offline after the first visit (web/sw.js). Failing to register only
   // costs the offline mode.
   navigator.serviceWorker?.register('sw.js').catch(() => {});
+  // Listen from the start: a query typed while loading runs once ready.
+  $('query').addEventListener('input', () => search());
   const config = await (await fetch('config.json')).json();
   const totals = new Map();
   state.engine = await createEngine({
@@ -316,6 +339,8 @@ async function main() {
   renderDatabases();
   // The slider starts at the selected database's threshold (the model's calibrated one).
   if ($('db-select').value) setThreshold(e.defaultThreshold($('db-select').value));
+  state.ready = true;
+  search();
   if (config.persona) {
     try {
       const persona = e.loadPersona(await (await fetch(config.persona)).text());
@@ -339,7 +364,6 @@ async function main() {
 
   $('store').addEventListener('click', store);
   $('cancel-store').addEventListener('click', () => state.storing?.abort());
-  $('query').addEventListener('input', () => search());
   $('db-select').addEventListener('change', () => search());
   $('hybrid').addEventListener('change', () => search());
   $('threshold').addEventListener('input', () => {

@@ -132,6 +132,8 @@ export async function createEmbedder({
     backend,
     manifest,
     tokenizer,
+    // The static model's table, for token-level reranking (null for ONNX models).
+    pieceModel: runStatic,
     // kind: 'query' | 'document'; titles: per text (documents). Resolves to
     // { vectors: Float32Array(n * dims), dims, warnings, tokens, timings }.
     async embed(texts, { kind = 'document', titles = null, batchSize = 8, onProgress = null } = {}) {

@@ -1,0 +1,121 @@
+// Fits the default model's answerability decision on the development half of
+// bench/quality and writes it into the model's manifest ("answerability"),
+// where the engine, the CLI and the persona read it.
+//
+//   node bench/quality/calibrate.mjs [--model ID|DIR] [--write]
+//
+// The decision is logistic over the evidence the core reports per query
+// (core/search/answerability.h): shared feature weights, one bias per query
+// language (the languages' cosines sit at different heights), L2-regularised.
+// Each language's cut is then moved to the point that maximises answerable
+// questions answered plus unanswerable ones rejected (measured on the
+// development half: favouring rejection, with a 0.9 target, cost the users
+// more answers than it saved wrong ones; see bench/quality/EVAL.md). The floor (the slider's default) is the cosine under
+// which relevant passages almost never appear in the top 5.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { loadCore, repoRoot } from '../../tools/cli/core.mjs';
+import { nodeEmbedder, resolveModel } from '../../tools/cli/models.mjs';
+import { readQuestionSets, isRelevant, answerable, LANGUAGES } from './questions.mjs';
+import { indexKnowledgeBase } from './kb-index.mjs';
+
+const { values: opt } = parseArgs({ options: { model: { type: 'string', default: 'default' }, write: { type: 'boolean', default: false } } });
+
+const FEATURES = ['best_cosine', 'cosine_margin', 'best_lexical', 'agreement', 'same_language', 'best_match'];
+const FLOOR_KEEP = 0.97;  // share of relevant top-5 passages the floor keeps
+const L2 = 0.01;
+const STEPS = 4000;
+const RATE = 0.5;
+
+function features(e) {
+  return [e.bestCosine, e.bestCosine - e.typicalCosine, e.bestLexical, e.agreement ? 1 : 0, e.sameLanguage ? 1 : 0, e.bestMatch];
+}
+
+// Fits on standardised features (so one step size suits all), then folds the
+// scaling back into raw-feature weights and biases.
+function fit(raw, y, g, languages) {
+  const mean = FEATURES.map((_, j) => raw.reduce((s, r) => s + r[j], 0) / raw.length);
+  const sd = FEATURES.map((_, j) => Math.sqrt(raw.reduce((s, r) => s + (r[j] - mean[j]) ** 2, 0) / raw.length) || 1);
+  const x = raw.map((r) => r.map((v, j) => (v - mean[j]) / sd[j]));
+  const { w, b } = descend(x, y, g, languages);
+  const rw = w.map((wj, j) => wj / sd[j]);
+  const shift = rw.reduce((s, wj, j) => s + wj * mean[j], 0);
+  return { w: rw, b: b.map((bi) => bi - shift) };
+}
+
+// Gradient descent on the mean log loss; x: feature rows, y: 0/1, g: language index.
+function descend(x, y, g, languages) {
+  const w = new Array(FEATURES.length).fill(0);
+  const b = new Array(languages).fill(0);
+  for (let step = 0; step < STEPS; step++) {
+    const gw = w.map((wi) => L2 * wi);
+    const gb = new Array(languages).fill(0);
+    for (let i = 0; i < x.length; i++) {
+      const z = b[g[i]] + x[i].reduce((s, xi, j) => s + xi * w[j], 0);
+      const err = 1 / (1 + Math.exp(-z)) - y[i];
+      x[i].forEach((xi, j) => { gw[j] += (err * xi) / x.length; });
+      gb[g[i]] += err / x.length;
+    }
+    w.forEach((_, j) => { w[j] -= RATE * gw[j]; });
+    b.forEach((_, j) => { b[j] -= RATE * gb[j]; });
+  }
+  return { w, b };
+}
+
+// The cut (on z) for one language: every candidate between observed scores,
+// scored by answerable questions answered plus unanswerable ones rejected;
+// ties go to the lower cut, since a lost answer costs more than a weak one shown.
+function chooseCut(rows) {
+  const zs = [...new Set(rows.map((r) => r.z))].sort((p, q) => p - q);
+  const cuts = [zs[0] - 1, ...zs.map((z, i) => (i + 1 < zs.length ? (z + zs[i + 1]) / 2 : z + 1))];
+  const unans = rows.filter((r) => !r.answerable);
+  const ans = rows.filter((r) => r.answerable);
+  let best = null;
+  for (const c of cuts) {
+    const rejected = unans.filter((r) => r.z < c).length / Math.max(1, unans.length);
+    const kept = ans.filter((r) => r.z >= c).length / Math.max(1, ans.length);
+    const score = kept + rejected;
+    if (!best || score > best.score + 1e-9) best = { c, rejected, kept, score };
+  }
+  return best;
+}
+
+async function main() {
+  const core = await loadCore();
+  const embedder = await nodeEmbedder(core, opt.model);
+  const ctx = await indexKnowledgeBase(core, embedder);
+  const dev = readQuestionSets(repoRoot).filter((q) => q.split === 'dev');
+  const qv = await embedder.embed(dev.map((q) => q.question), { kind: 'query' });
+  const rows = dev.map((q, i) => {
+    const r = ctx.db.query(q.question, qv.vectors.subarray(i * qv.dims, (i + 1) * qv.dims), { k: 5, minScore: 0 });
+    const top5 = r.results.slice(0, 5);
+    const relevant = top5.filter((x) => isRelevant(q, ctx.byId.get(x.id)));
+    return { q, x: features(r.evidence), answerable: answerable(q), relevantInTop5: relevant.length > 0, relevantCos: relevant.map((x) => x.vectorScore) };
+  });
+  const { w, b } = fit(rows.map((r) => r.x), rows.map((r) => (r.answerable ? 1 : 0)), rows.map((r) => LANGUAGES.indexOf(r.q.lang)), LANGUAGES.length);
+  const languages = {};
+  LANGUAGES.forEach((lang, li) => {
+    const mine = rows.filter((r) => r.q.lang === lang).map((r) => ({ ...r, z: b[li] + r.x.reduce((s, xi, j) => s + xi * w[j], 0) }));
+    const cut = chooseCut(mine);
+    languages[lang] = { bias: round(b[li] - cut.c), weights: Object.fromEntries(FEATURES.map((f, j) => [f, round(w[j])])) };
+    process.stdout.write(`${lang}: dev rejected ${cut.rejected.toFixed(2)}, answerable answered ${cut.kept.toFixed(2)}\n`);
+  });
+  // Other languages: the strictest of the three.
+  const strictest = LANGUAGES.reduce((m, l) => (languages[l].bias < languages[m].bias ? l : m));
+  languages['*'] = { ...languages[strictest] };
+  const cosines = rows.flatMap((r) => r.relevantCos).filter((c) => typeof c === 'number').sort((p, q) => p - q);
+  const floor = round(cosines[Math.floor((1 - FLOOR_KEEP) * cosines.length)] ?? 0);
+  const calibration = { method: 'logistic; bench/quality/calibrate.mjs on the development half', floor, languages };
+  process.stdout.write(JSON.stringify(calibration, null, 1) + '\n');
+  if (opt.write) {
+    const path = join(resolveModel(opt.model).dir, 'manifest.json');
+    const m = JSON.parse(readFileSync(path, 'utf8'));
+    m.answerability = calibration;
+    writeFileSync(path, JSON.stringify(m, null, 2) + '\n');
+  }
+}
+
+const round = (x) => Math.round(x * 1000) / 1000;
+
+await main();

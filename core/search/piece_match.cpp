@@ -1,0 +1,47 @@
+#include "core/search/piece_match.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/index/dot.h"
+
+namespace vesper {
+
+PieceMatcher::PieceMatcher(std::shared_ptr<const StaticModel> model) : model_(std::move(model)) {
+  norm_.resize(model_->vocab());
+  for (size_t v = 0; v < norm_.size(); ++v) {
+    const float* row = model_->row(v);
+    norm_[v] = std::sqrt(Dot(row, row, model_->dims()));
+  }
+}
+
+std::vector<int32_t> PieceMatcher::Distinct(const int32_t* ids, size_t n) const {
+  std::vector<int32_t> out;
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (ids[i] >= 0 && static_cast<size_t>(ids[i]) < norm_.size() && norm_[ids[i]] > 0.f) out.push_back(ids[i]);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+float PieceMatcher::Score(const std::vector<int32_t>& query, const std::vector<int32_t>& passage) const {
+  if (query.empty() || passage.empty()) return 0.f;
+  const size_t dims = model_->dims();
+  double num = 0.0, den = 0.0;
+  for (int32_t q : query) {
+    const float* qr = model_->row(q);
+    float best = 0.f;
+    for (int32_t p : passage) {
+      float c = Dot(qr, model_->row(p), dims) / norm_[p];
+      best = std::max(best, c);
+    }
+    // best is cos * |q|: the query piece's weight is already in it.
+    num += best;
+    den += norm_[q];
+  }
+  return den > 0.0 ? static_cast<float>(num / den) : 0.f;
+}
+
+}  // namespace vesper

@@ -1,0 +1,31 @@
+#include "core/search/query.h"
+
+#include <algorithm>
+
+namespace vesper {
+
+size_t QueryResponse::shown_count() const { return static_cast<size_t>(std::count(shown.begin(), shown.end(), true)); }
+
+QueryResponse Query(const Collection& collection, std::string_view text, const float* query_vector,
+                    size_t query_dims, const QueryOptions& opt) {
+  const bool vectors = collection.has_vectors() && query_vector && opt.mode != SearchMode::kLexical;
+  SearchOptions so;
+  so.k = opt.k;
+  so.mode = vectors ? opt.mode : SearchMode::kLexical;
+  so.exact = opt.exact;
+  // Rank everything: the decision below, not a per-result bar, says what is shown.
+  so.threshold = vectors ? -1.f : 0.f;
+  QueryResponse r;
+  r.results = collection.Search(text, vectors ? query_vector : nullptr, vectors ? query_dims : 0, so, &r.evidence);
+  const Answerability& a = collection.answerability();
+  r.decision = Decide(a, r.evidence);
+  r.min_score = opt.min_score >= 0.f ? opt.min_score : (vectors ? a.floor : 0.f);
+  r.shown.reserve(r.results.size());
+  for (const SearchResult& s : r.results) {
+    float similarity = vectors ? s.vector_score : s.lexical_score;
+    r.shown.push_back(r.decision.answerable && similarity >= r.min_score && (vectors || s.lexical_score > 0.f));
+  }
+  return r;
+}
+
+}  // namespace vesper

@@ -1,0 +1,35 @@
+// A user's search: rank, decide once whether the collection can answer, and
+// say which results to show. The page, the CLI, the <vesper-search> element
+// and the persona all search through this, so they agree on what is shown.
+#pragma once
+#include <string_view>
+#include <vector>
+
+#include "core/collection/collection.h"
+#include "core/search/answerability.h"
+
+namespace vesper {
+
+struct QueryOptions {
+  size_t k = 10;
+  SearchMode mode = SearchMode::kHybrid;
+  // The slider: results under an answerable query are shown when their
+  // similarity (cosine, or normalised BM25 without vectors) reaches it.
+  // Negative: the calibration's floor.
+  float min_score = -1.f;
+  bool exact = false;
+};
+
+struct QueryResponse {
+  std::vector<SearchResult> results;  // the ranking, best first, shown or not
+  std::vector<bool> shown;            // per result
+  QueryEvidence evidence;
+  AnswerDecision decision;
+  float min_score = 0.f;              // the bar that was applied
+  size_t shown_count() const;
+};
+
+QueryResponse Query(const Collection& collection, std::string_view text, const float* query_vector,
+                    size_t query_dims, const QueryOptions& options = {});
+
+}  // namespace vesper

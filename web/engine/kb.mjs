@@ -1,0 +1,61 @@
+// Knowledge base -> collection, the one way every client does it (the page's
+// engine, the CLI's build, the evaluation): chunk each document (marking the
+// persona's meta sections), embed each chunk as a document with its heading
+// trail as the title, add them in batches, and give the collection its
+// model's answerability calibration.
+
+// How a chunk's heading trail is written into its document prompt; the
+// vectors of one collection are only comparable if all were made this way.
+export const titleOf = (chunk) => chunk.title.join(' > ');
+
+// docs: [{ source, text }]; options: { tokenizer, metaHeadings, maxTokens }.
+export function chunkDocuments(core, docs, { tokenizer = null, metaHeadings = [], maxTokens = null } = {}) {
+  const options = { metaHeadings };
+  if (maxTokens) options.maxTokens = maxTokens;
+  return docs.flatMap((d) => core.chunk(d.source, d.text, options, tokenizer));
+}
+
+// The headings a persona file marks as text about the knowledge base itself.
+export function metaHeadingsOf(persona) {
+  return Array.isArray(persona?.meta_sections) ? persona.meta_sections.filter((h) => typeof h === 'string') : [];
+}
+
+// Equips a collection with what its model offers search: the manifest's
+// answerability calibration (else a plain cosine bar at its threshold) and,
+// for a static model, token-level reranking with its table.
+export function calibrate(db, embedder) {
+  const manifest = embedder?.manifest;
+  if (!db.model || !manifest) return db;
+  if (embedder.pieceModel) db.enablePieceMatch(embedder.tokenizer, embedder.pieceModel);
+  if (manifest.answerability) {
+    db.setAnswerability(manifest.answerability);
+  } else if (typeof manifest.threshold === 'number') {
+    const slope = 20;
+    db.setAnswerability({ languages: { '*': { bias: -slope * manifest.threshold, weights: { best_cosine: slope } } }, floor: manifest.threshold });
+  }
+  return db;
+}
+
+const cancelled = () => Object.assign(new Error('storing was cancelled'), { code: 'cancelled' });
+
+// Embeds and adds chunks to `db` in batches; reports progress, honours an
+// AbortSignal between batches, and yields so a page can paint. Returns the
+// number of chunks added and the embedder's warnings.
+export async function addChunks(db, chunks, embedder, { batch = 16, onProgress = null, signal = null, yieldEvery = true } = {}) {
+  let added = 0;
+  const warnings = [];
+  for (let i = 0; i < chunks.length; i += batch) {
+    if (signal?.aborted) throw cancelled();
+    const part = chunks.slice(i, i + batch);
+    let vectors = null;
+    if (embedder && db.model) {
+      const out = await embedder.embed(part.map((c) => c.text), { kind: 'document', titles: part.map(titleOf) });
+      for (const w of out.warnings) warnings.push({ ...w, chunk: part[w.index] });
+      vectors = out.vectors;
+    }
+    added += db.add(part, vectors);
+    onProgress?.({ done: Math.min(i + batch, chunks.length), total: chunks.length });
+    if (yieldEvery) await new Promise((r) => setTimeout(r, 0));
+  }
+  return { added, warnings };
+}
