@@ -105,7 +105,9 @@ async function main() {
   const strictest = LANGUAGES.reduce((m, l) => (languages[l].bias < languages[m].bias ? l : m));
   languages['*'] = { ...languages[strictest] };
   const cosines = rows.flatMap((r) => r.relevantCos).filter((c) => typeof c === 'number').sort((p, q) => p - q);
-  const floor = round(cosines[Math.floor((1 - FLOOR_KEEP) * cosines.length)] ?? 0);
+  // Never below 0: piece matching can rank a passage with a near-zero summed
+  // cosine into the top 5, and a slider that starts below 0 means nothing.
+  const floor = Math.max(0, round(cosines[Math.floor((1 - FLOOR_KEEP) * cosines.length)] ?? 0));
   const calibration = { method: 'logistic; bench/quality/calibrate.mjs on the development half', floor, languages };
   process.stdout.write(JSON.stringify(calibration, null, 1) + '\n');
   if (opt.write) {

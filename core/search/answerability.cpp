@@ -62,7 +62,9 @@ Answerability Answerability::FromJson(std::string_view text) {
   json j = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) Bad("not a JSON object");
   Answerability a;
-  a.calibrated = true;
+  // A plain bar derived from a manifest's threshold says "calibrated": false,
+  // so that a bar the user gives replaces it (see Query).
+  a.calibrated = j.value("calibrated", true);
   if (j.contains("floor")) a.floor = Finite(j["floor"], "floor");
   if (j.contains("lexical_cut")) a.lexical_cut = Finite(j["lexical_cut"], "lexical_cut");
   const json& langs = j.value("languages", json());

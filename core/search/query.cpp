@@ -10,7 +10,10 @@ QueryResponse Query(const Collection& collection, std::string_view text, const f
                     size_t query_dims, const QueryOptions& opt) {
   const bool vectors = collection.has_vectors() && query_vector && opt.mode != SearchMode::kLexical;
   SearchOptions so;
-  so.k = opt.k;
+  // Rank deeper than k, so that a bar on the similarity still finds k passages
+  // when the ranking (piece matching, BM25) puts low-cosine passages first.
+  constexpr size_t kMinRanked = 20;
+  so.k = std::max(opt.k, kMinRanked);
   so.mode = vectors ? opt.mode : SearchMode::kLexical;
   so.exact = opt.exact;
   // Rank everything: the decision below, not a per-result bar, says what is shown.
@@ -18,12 +21,17 @@ QueryResponse Query(const Collection& collection, std::string_view text, const f
   QueryResponse r;
   r.results = collection.Search(text, vectors ? query_vector : nullptr, vectors ? query_dims : 0, so, &r.evidence);
   const Answerability& a = collection.answerability();
-  r.decision = Decide(a, r.evidence);
+  // Without a calibration the user's bar is the whole decision, as before calibrations existed.
+  r.decision = !a.calibrated && opt.min_score >= 0.f ? Decide(Answerability::Uncalibrated(opt.min_score), r.evidence)
+                                                     : Decide(a, r.evidence);
   r.min_score = opt.min_score >= 0.f ? opt.min_score : (vectors ? a.floor : 0.f);
   r.shown.reserve(r.results.size());
+  size_t shown = 0;
   for (const SearchResult& s : r.results) {
     float similarity = vectors ? s.vector_score : s.lexical_score;
-    r.shown.push_back(r.decision.answerable && similarity >= r.min_score && (vectors || s.lexical_score > 0.f));
+    bool show = shown < opt.k && r.decision.answerable && similarity >= r.min_score && (vectors || s.lexical_score > 0.f);
+    shown += show;
+    r.shown.push_back(show);
   }
   return r;
 }

@@ -21,7 +21,8 @@ struct QueryOptions {
 };
 
 struct QueryResponse {
-  std::vector<SearchResult> results;  // the ranking, best first, shown or not
+  std::vector<SearchResult> results;  // the ranking (at least 20 deep), best first, shown or not
+                                      // (at most k shown)
   std::vector<bool> shown;            // per result
   QueryEvidence evidence;
   AnswerDecision decision;

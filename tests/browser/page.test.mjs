@@ -41,7 +41,7 @@ async function ready(page) {
 }
 
 async function resultCount(page) {
-  return page.$$eval('#results li:not(.hint)', (l) => l.length);
+  return page.$$eval('#results li:not(.hint):not(.near-miss)', (l) => l.length);
 }
 
 test('first visit: the default model and pack are loaded and searchable; the threshold filters live', { timeout: 120_000 }, async () => {
@@ -61,12 +61,12 @@ test('first visit: the default model and pack are loaded and searchable; the thr
   assert.equal(await page.isVisible('#notice'), false);
   assert.deepEqual(await page.$$eval('#db-select option', (o) => o.map((x) => x.value)), ['karpathy']);
   await page.fill('#query', 'HydraNet backbone heads Tesla');
-  await page.waitForFunction(() => document.querySelectorAll('#results li:not(.hint)').length > 0);
+  await page.waitForFunction(() => document.querySelectorAll('#results li:not(.hint):not(.near-miss)').length > 0);
   const all = await resultCount(page);
   assert.ok((await page.textContent('#results')).includes('HydraNet'));
-  // The slider starts at the model's calibrated threshold.
+  // The slider starts at the model's calibrated floor.
   const manifest = JSON.parse(readFileSync(join(site(), 'models/default/manifest.json'), 'utf8'));
-  assert.equal(Number(await page.inputValue('#threshold')), manifest.threshold);
+  assert.equal(Number(await page.inputValue('#threshold')), manifest.answerability.floor);
   assert.ok((await page.$$eval('#results mark', (m) => m.length)) > 0, 'matching terms are highlighted');
   assert.match(await page.textContent('#timings'), /tokenize .* ms · embed .* ms · search .* ms/);
   await page.screenshot({ path: join(artifacts, 'page-search-default-model.png'), fullPage: true });

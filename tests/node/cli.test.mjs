@@ -32,7 +32,9 @@ test('search --json returns results above the threshold', async () => {
     assert.ok(Array.isArray(x.title) && Array.isArray(x.signals));
   }
   const none = await vesper(['search', join(tmp, 'kb.pack'), 'HydraNet', '--json', '--threshold', '0.9999']);
-  assert.deepEqual(JSON.parse(none.stdout), { results: [] });
+  const nothing = JSON.parse(none.stdout);
+  assert.deepEqual(nothing.results, []);
+  assert.ok(nothing.nearMisses.length > 0, 'the nearest passages are listed when nothing is shown');
 });
 
 test('a pack from one model is refused under another', async () => {

@@ -38,8 +38,9 @@ std::string Basename(const std::string& p) { return p.substr(p.find_last_of('/')
 void PrintChunk(const Chunk& c) {
   std::string t = "[";
   for (size_t i = 0; i < c.title.size(); ++i) t += (i ? "," : "") + Json(c.title[i]);
-  std::printf("{\"id\":%s,\"title\":%s],\"text\":%s,\"source\":%s,\"begin\":%u,\"end\":%u,\"language\":%s}", Json(c.id).c_str(),
-              t.c_str(), Json(c.text).c_str(), Json(c.source).c_str(), c.begin, c.end, Json(c.language).c_str());
+  std::printf("{\"id\":%s,\"title\":%s],\"text\":%s,\"source\":%s,\"begin\":%u,\"end\":%u,\"language\":%s,\"meta\":%s}", Json(c.id).c_str(),
+              t.c_str(), Json(c.text).c_str(), Json(c.source).c_str(), c.begin, c.end, Json(c.language).c_str(),
+              c.meta ? "true" : "false");
 }
 
 int Run(int argc, char** argv) {

@@ -31,7 +31,10 @@ export function calibrate(db, embedder) {
     db.setAnswerability(manifest.answerability);
   } else if (typeof manifest.threshold === 'number') {
     const slope = 20;
-    db.setAnswerability({ languages: { '*': { bias: -slope * manifest.threshold, weights: { best_cosine: slope } } }, floor: manifest.threshold });
+    db.setAnswerability({
+      calibrated: false, floor: manifest.threshold,
+      languages: { '*': { bias: -slope * manifest.threshold, weights: { best_cosine: slope } } },
+    });
   }
   return db;
 }
