@@ -327,6 +327,11 @@ class JsCollection {
       e.set("sameLanguage", r.evidence.same_language);
       e.set("hasVectors", r.evidence.has_vectors);
       e.set("bestMatch", r.evidence.best_match);
+      e.set("typicalMatch", r.evidence.typical_match);
+      e.set("topSameLanguage", r.evidence.top_same_language);
+      e.set("topCoverageLoose", r.evidence.top_coverage_loose);
+      e.set("topCoverageStrict", r.evidence.top_coverage_strict);
+      e.set("vocabularyCoverage", r.evidence.vocabulary_coverage);
       val out = val::object();
       out.set("results", results);
       out.set("answerable", r.decision.answerable);

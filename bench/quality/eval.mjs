@@ -81,8 +81,8 @@ function summarise(qs, verdicts) {
 
 function groups(questions) {
   const out = [];
-  for (const split of ['held-out', 'dev', 'legacy']) {
-    const s = questions.filter((q) => q.split === split);
+  for (const split of ['held-out', 'dev', 'full', 'legacy']) {
+    const s = questions.filter((q) => (split === 'full' ? q.split === 'dev' || q.split === 'held-out' : q.split === split));
     if (!s.length) continue;
     out.push([`${split}`, 'all', s]);
     for (const lang of LANGUAGES) out.push([split, lang, s.filter((q) => q.lang === lang)]);
@@ -90,7 +90,7 @@ function groups(questions) {
     out.push([split, 'cross-lingual', s.filter((q) => q.kind === 'cross')]);
     out.push([split, 'unanswerable, sharing words', s.filter((q) => q.kind === 'unans-overlap')]);
     out.push([split, 'unanswerable, unrelated', s.filter((q) => q.kind === 'unans-plain')]);
-    if (split !== 'legacy') {
+    if (split === 'held-out' || split === 'dev') {
       for (const lang of LANGUAGES) {
         out.push([split, `${lang} same-language`, s.filter((q) => q.lang === lang && q.kind === 'same')]);
         out.push([split, `${lang} cross-lingual`, s.filter((q) => q.lang === lang && q.kind === 'cross')]);

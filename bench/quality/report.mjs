@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+
 // EVAL.md for search quality: held-out half first, then the development
 // half and the older 68+18 set, each with the numbers before this change.
 
@@ -8,11 +10,13 @@ function rowKey(row) {
   return `${row.split}|${row.group}`;
 }
 
-function rankingTable(rows) {
-  const out = ['| group | answerable | BM25 | model | hybrid |', '|---|---|---|---|---|'];
+function rankingTable(rows, before) {
+  const was = new Map((before?.table ?? []).map((r) => [rowKey(r), r]));
+  const out = ['| group | answerable | BM25 | model | hybrid | hybrid before |', '|---|---|---|---|---|---|'];
   for (const r of rows) {
     if (!r.answerable) continue;
-    out.push(`| ${r.group} | ${r.answerable} | ${cell(r.ranking.bm25)} | ${cell(r.ranking.model)} | ${cell(r.ranking.hybrid)} |`);
+    const b = was.get(rowKey(r))?.ranking?.hybrid;
+    out.push(`| ${r.group} | ${r.answerable} | ${cell(r.ranking.bm25)} | ${cell(r.ranking.model)} | ${cell(r.ranking.hybrid)} | ${b ? cell(b) : '–'} |`);
   }
   return out;
 }
@@ -31,6 +35,7 @@ function viewTable(rows, before) {
 const SPLITS = {
   'held-out': 'Held-out half (no choice was made on these questions)',
   dev: 'Development half (every choice was made on these)',
+  full: 'Full set (both halves)',
   legacy: 'The older set (models/default/eval/queries.tsv: 68 answerable, 18 unrelated)',
 };
 
@@ -57,8 +62,10 @@ export function renderMarkdown(report, before, questions) {
   for (const [split, title] of Object.entries(SPLITS)) {
     const rows = report.table.filter((r) => r.split === split);
     if (!rows.length) continue;
-    lines.push('', `## ${title}`, '', '### What a user sees', '', ...viewTable(rows, before), '', '### Ranking (hit@1 / hit@5 / MRR@10)', '', ...rankingTable(rows));
+    lines.push('', `## ${title}`, '', '### What a user sees', '', ...viewTable(rows, before), '', '### Ranking (hit@1 / hit@5 / MRR@10)', '', ...rankingTable(rows, before));
   }
   lines.push('');
+  // Hand-written notes kept next to the generated numbers.
+  try { lines.push(readFileSync(new URL('./notes.md', import.meta.url), 'utf8')); } catch { /* none */ }
   return lines.join('\n');
 }

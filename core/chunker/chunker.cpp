@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "core/chunker/lines.h"
@@ -50,6 +51,9 @@ bool LooksLikeBareHeading(std::string_view s) {
   if (s.size() > 80 || s.empty()) return false;
   size_t words = 1 + std::count(s.begin(), s.end(), ' ');
   if (words > 12) return false;
+  // Code that lost its fence ("dw = dloss_do * do_dn # chain rule") is not a heading.
+  if (s.find_first_of("=#{};`") != std::string_view::npos) return false;
+  if (std::count(s.begin(), s.end(), '(') > std::count(s.begin(), s.end(), ')')) return false;  // "def tanh(self"
   if (s.back() == '?' && IsTitleCase(s)) return true;
   if (chunking::EndsSentence(s) || chunking::EndsWithColon(s)) return false;
   char last = s.back();
@@ -86,6 +90,7 @@ class DocumentChunker {
     doc_language_ = DetectLanguage(text_);
     lines_ = chunking::ScanLines(text_);
     PairFences();
+    LearnMarkedLevels();
     for (size_t i = 0; i < lines_.size();) i = Consume(i);
     PopHeadings(0);
     Flush();
@@ -131,37 +136,110 @@ class DocumentChunker {
     return i;
   }
 
-  // A bare line is taken for a heading only when real content follows it;
-  // a run of them (form labels, the end of the reference page) is text.
+  // A bare line is taken for a heading when real content follows it, or
+  // when the bare heading right after it is its sub-heading (a title over
+  // "Overview", "Section 5" over "5.1"); a run of bare lines that are not
+  // parent and child (form labels, the end of the reference page) is text.
   bool IsBareHeading(size_t i) const {
     if (!IsolatedBareLine(i)) return false;
     size_t next = NextNonBlank(i + 1);
-    return next < lines_.size() && !IsolatedBareLine(next) && lines_[next].kind != LineKind::kHeading;
+    if (next >= lines_.size() || lines_[next].kind == LineKind::kHeading) return false;
+    if (!IsolatedBareLine(next)) return true;
+    size_t after = NextNonBlank(next + 1);
+    bool next_heads_content = after < lines_.size() && !IsolatedBareLine(after) && lines_[after].kind != LineKind::kHeading;
+    return next_heads_content && BareHeadingLevel(i, nullptr) < BareHeadingLevel(next, &i);
   }
 
-  // "# " with no blank line on either side is a code comment whose fence was
-  // lost: a document's title stands apart from what surrounds it.
+  // A heading line squeezed between lines of its own (no blank line on either
+  // side, not cut from a flattened line) is a code comment whose fence was
+  // lost when it is "# " (a document's title stands apart from what
+  // surrounds it) or when it or the line after it reads as code
+  // ("## Forward Pass" over "x, w, b = 2.0, -3.0").
   bool IsCodeComment(size_t i) const {
-    return lines_[i].level == 1 && i > 0 && !Blank(i - 1) && !Blank(i + 1);
+    if (i == 0 || Blank(i - 1) || i + 1 >= lines_.size() || Blank(i + 1)) return false;
+    auto newline_between = [&](size_t a, size_t b) {
+      return Span(lines_[a].end, lines_[b].begin).find('\n') != std::string_view::npos;
+    };
+    if (!newline_between(i - 1, i) || !newline_between(i, i + 1)) return false;
+    return lines_[i].level == 1 || LooksLikeCode(LineText(i)) || LooksLikeCode(LineText(i + 1));
   }
 
-  // Bare headings carry no level, only their numbering: "Section 5 — ..." is
-  // a part and "5.1 — ..." a section in it; a numbered section whose part
-  // heading is not open (lost on the way, or another part's) and an
-  // unnumbered heading stand at the part level. A document's first line, when
-  // it is a heading, is its title.
-  int BareHeadingLevel(size_t line, std::string_view s) {
-    if (line == 0) return 1;
+  static bool LooksLikeCode(std::string_view s) {
+    if (s.find(" = ") != std::string_view::npos) return true;
+    for (const char* k : {"import ", "from ", "def ", "class ", "return ", "print("}) {
+      if (s.rfind(k, 0) == 0) return true;
+    }
+    return false;
+  }
+
+  // The first word of a heading ("Imported:", "Problem:", "Section"), which
+  // headings of one kind share.
+  static std::string_view FirstWord(std::string_view title) { return title.substr(0, title.find(' ')); }
+
+  // Where the document kept some Markdown markers, bare headings of the same
+  // kind ("Imported: ..." bare and "#### Imported: ...") take their level.
+  void LearnMarkedLevels() {
+    for (size_t i = 0; i < lines_.size(); ++i) {
+      if (lines_[i].kind != LineKind::kHeading || IsCodeComment(i)) continue;
+      std::string_view title = Span(lines_[i].title_begin, lines_[i].title_end);
+      marked_levels_.emplace(std::string(FirstWord(title)), lines_[i].level);
+    }
+  }
+
+  // "ANDREJ KARPATHY — FULL SKILL v2.0": nearly every Latin letter upper case.
+  static bool AllCaps(std::string_view s) {
+    size_t upper = 0, lower = 0;
+    for (char c : s) {
+      upper += std::isupper(static_cast<unsigned char>(c)) != 0;
+      lower += std::islower(static_cast<unsigned char>(c)) != 0;
+    }
+    return upper >= 4 && lower * 10 <= upper;
+  }
+
+  // "N.M ..." is a section of part N: it nests under an open (or, looking
+  // ahead, the given) "Section N ..." heading.
+  bool InOpenPart(std::string_view s, const size_t* parent_line) const {
     size_t q = 0;
     while (q < s.size() && std::isdigit(static_cast<unsigned char>(s[q]))) ++q;
-    if (q > 0 && q + 1 < s.size() && s[q] == '.' && std::isdigit(static_cast<unsigned char>(s[q + 1]))) {
-      std::string part = "Section " + std::string(s.substr(0, q)) + " ";
-      std::string parte = "Seção " + std::string(s.substr(0, q)) + " ";
-      for (const Heading& h : headings_) {
-        if (h.level == 2 && (h.title.rfind(part, 0) == 0 || h.title.rfind(parte, 0) == 0)) return 3;
-      }
+    if (q == 0 || q + 1 >= s.size() || s[q] != '.' || !std::isdigit(static_cast<unsigned char>(s[q + 1]))) return false;
+    const std::string n(s.substr(0, q));
+    auto is_part = [&](std::string_view t) {
+      return t.rfind("Section " + n + " ", 0) == 0 || t.rfind("Seção " + n + " ", 0) == 0;
+    };
+    if (parent_line) return is_part(LineText(*parent_line));
+    for (const Heading& h : headings_) {
+      if (h.level == 2 && is_part(h.title)) return true;
     }
+    return false;
+  }
+
+  // Bare headings carry no level, only hints: a document's first line and an
+  // ALL-CAPS line are titles (1); a kind the document also marked takes that
+  // level; "N.M ..." inside its "Section N" is 3; anything else is 2, so a
+  // numbered section whose part heading was lost does not nest under an
+  // unrelated heading. parent_line: the bare heading assumed open just before.
+  int BareHeadingLevel(size_t line, const size_t* parent_line) const {
+    std::string_view s = LineText(line);
+    if (line == 0 || AllCaps(s)) return 1;
+    auto marked = marked_levels_.find(std::string(FirstWord(s)));
+    if (marked != marked_levels_.end()) return marked->second;
+    if (InOpenPart(s, parent_line)) return 3;
+    auto kind = item_levels_.find(Kind(s));
+    if (kind != item_levels_.end()) return kind->second;
+    // "Examples" right over "Example 1: ...": a heading that names its items' kind is their parent.
+    const Heading* open = headings_.empty() ? nullptr : &headings_.back();
+    std::string_view parent = parent_line ? LineText(*parent_line) : (open && !open->had_content ? std::string_view(open->title) : "");
+    if (!parent.empty() && Kind(parent) == Kind(s)) return (parent_line ? 2 : open->level) + 1;
     return 2;
+  }
+
+  // A heading's first word, lower case, without a plural "s" or a colon:
+  // "Examples" and "Example 1:" are of one kind.
+  static std::string Kind(std::string_view title) {
+    std::string w(FirstWord(title));
+    for (char& c : w) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    while (!w.empty() && (w.back() == ':' || w.back() == 's')) w.pop_back();
+    return w;
   }
 
   size_t Consume(size_t i) {
@@ -192,7 +270,10 @@ class DocumentChunker {
       }
       default:
         if (IsBareHeading(i)) {
-          OpenHeading(BareHeadingLevel(i, LineText(i)), line.begin, line.end, std::string(LineText(i)));
+          int level = BareHeadingLevel(i, nullptr);
+          // Items under a kind heading ("Example 2: ...") keep the level the first one got.
+          if (level > 2 && !marked_levels_.count(std::string(FirstWord(LineText(i))))) item_levels_.emplace(Kind(LineText(i)), level);
+          OpenHeading(level, line.begin, line.end, std::string(LineText(i)));
           return i + 1;
         }
         if (IsExportArtifact(LineText(i)) && (i == 0 || Blank(i - 1)) && Blank(i + 1)) return i + 1;
@@ -415,6 +496,8 @@ class DocumentChunker {
   std::vector<Line> lines_;
   std::vector<size_t> partner_;
   std::vector<Heading> headings_;
+  std::unordered_map<std::string, int> marked_levels_;  // first word of a marked heading -> its level
+  std::unordered_map<std::string, int> item_levels_;    // Kind() of items under a kind heading -> their level
   std::vector<Block> pending_;
   std::vector<std::string> pending_trail_;
   std::vector<Chunk> chunks_;

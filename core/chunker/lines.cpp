@@ -58,11 +58,13 @@ size_t InlineHeadingEnd(std::string_view s, size_t title_begin) {
       return p;
     }
     // A title written only in CJK ends at its first space (the body follows),
-    // unless it ends with a colon ("模型2: 从零构建...").
-    bool colon = !so_far.empty() && (so_far.back() == ':' || (so_far.size() >= 3 && so_far.substr(so_far.size() - 3) == "\xEF\xBC\x9A"));
+    // unless it is a labelled one ("模型2: 从零构建...", "模型4: ...重于 demo"),
+    // which runs on to what opens the body.
+    bool colon = so_far.find(':') != std::string_view::npos || so_far.find("\xEF\xBC\x9A") != std::string_view::npos;
     // CJK followed by more CJK after a space: the body has begun ("表达DNA 角色扮演时...").
     bool cjk_body = HasCjk(so_far) && static_cast<unsigned char>(next[0]) >= 0xE3;
-    if (!colon && (!HasAsciiLetter(so_far) || cjk_body)) return p;
+    bool label_open = so_far.back() == ':' || (so_far.size() >= 3 && so_far.substr(so_far.size() - 3) == "\xEF\xBC\x9A");
+    if (!label_open && (cjk_body || (!colon && !HasAsciiLetter(so_far)))) return p;
     if (++words > 12 || so_far.size() > 90) return p;
   }
   return s.size();
@@ -86,7 +88,9 @@ std::vector<size_t> UnfoldCuts(std::string_view s) {
       continue;
     }
     if (s[p - 1] != ' ') continue;
-    if (int n = HeadingMarkerAt(s, p)) {
+    // A single "# " inside a line is a code comment ("dn_dw = x # coeficiente
+    // de w"): a flattened document's title starts its line.
+    if (int n = HeadingMarkerAt(s, p); n >= 2) {
       cuts.push_back(p);
       size_t end = InlineHeadingEnd(s, p + n + 1);
       if (end < s.size()) cuts.push_back(end);

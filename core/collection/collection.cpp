@@ -15,6 +15,10 @@ namespace {
 // The chunk section's per-slot flag byte.
 constexpr uint8_t kChunkAlive = 1;
 constexpr uint8_t kChunkMeta = 2;  // Chunk::meta
+// Piece cosines that count as a match for coverage: a translation or a
+// near-synonym (camera ~ câmera 0.8), and the same word or its close form.
+constexpr float kLooseMatch = 0.6f;
+constexpr float kStrictMatch = 0.8f;
 }  // namespace
 
 Collection::Collection(std::string name, ModelInfo model, CollectionOptions options)
@@ -107,6 +111,7 @@ void Collection::Remove(std::string_view chunk_id) {
   if (has_vectors()) store_.Remove(label);
   centroid_stale_ = true;
   if (label < pieces_.size()) pieces_[label].clear();
+  if (label < title_pieces_.size()) title_pieces_[label].clear();
   if (hnsw_) hnsw_->Remove(label);
   bm25_.Remove(label);
 }
@@ -193,7 +198,7 @@ std::vector<SearchResult> Collection::Search(std::string_view query_text, const 
     }
   }
   const bool rerank = matcher_ && mode == SearchMode::kHybrid && use_vectors;
-  if (rerank) RescoreByPieces(query_text, opt.rerank_pool, results);
+  if (rerank) RescoreByPieces(query_text, opt, results);
   for (SearchResult& s : results) {
     s.score = use_vectors ? s.vector_score : s.lexical_score;
     if (mode == SearchMode::kHybrid && use_vectors) {
@@ -210,13 +215,21 @@ std::vector<SearchResult> Collection::Search(std::string_view query_text, const 
   }
   if (evidence) {
     GatherEvidence(q, query_language, *evidence);
-    for (const SearchResult& s : results) evidence->best_match = std::max(evidence->best_match, s.match_score);
+    size_t scored = 0;
+    for (const SearchResult& s : results) {
+      if (s.match_score < 0.f) continue;
+      evidence->best_match = std::max(evidence->best_match, s.match_score);
+      evidence->typical_match += s.match_score;
+      ++scored;
+    }
+    if (scored) evidence->typical_match /= static_cast<float>(scored);
   }
   std::sort(results.begin(), results.end(), [](const SearchResult& a, const SearchResult& b) {
     if (a.fused != b.fused) return a.fused > b.fused;
     if (a.score != b.score) return a.score > b.score;
     return a.label < b.label;
   });
+  if (evidence && !results.empty()) DescribeTop(results[0], query_language, rerank, *evidence);
   if (results.size() > opt.k) results.resize(opt.k);
   return results;
 }
@@ -227,6 +240,9 @@ void Collection::EnablePieceMatch(std::shared_ptr<const PieceMatcher> matcher, s
   matcher_ = std::move(matcher);
   tokenizer_ = std::move(tokenizer);
   pieces_.assign(chunks_.size(), {});
+  title_pieces_.assign(chunks_.size(), {});
+  known_pieces_.assign(matcher_->vocab(), 0);
+  vocabulary_.clear();
   for (uint32_t label = 0; label < chunks_.size(); ++label) IndexPieces(label);
 }
 
@@ -234,6 +250,7 @@ void Collection::EnablePieceMatch(std::shared_ptr<const PieceMatcher> matcher, s
 void Collection::IndexPieces(uint32_t label) {
   if (!matcher_) return;
   if (pieces_.size() <= label) pieces_.resize(label + 1);
+  if (title_pieces_.size() <= label) title_pieces_.resize(label + 1);
   if (!alive_[label]) return;
   const Chunk& c = chunks_[label];
   std::string text;
@@ -242,18 +259,48 @@ void Collection::IndexPieces(uint32_t label) {
   std::vector<int32_t> ids;
   tokenizer_->EncodeIds(text, ids);
   pieces_[label] = matcher_->Distinct(ids.data(), ids.size());
+  ids.clear();
+  if (!c.title.empty()) tokenizer_->EncodeIds(c.title.back(), ids);
+  title_pieces_[label] = matcher_->Distinct(ids.data(), ids.size());
+  // The collection's vocabulary grows with what is added (a removed chunk's
+  // pieces stay known: harmless for a coverage estimate).
+  for (int32_t id : pieces_[label]) {
+    if (!known_pieces_[id]) {
+      known_pieces_[id] = 1;
+      vocabulary_.push_back(id);
+    }
+  }
 }
 
-// Scores the best `pool` candidates of each retriever by piece matching; the
-// rest of the list keeps no match score and falls behind them.
-void Collection::RescoreByPieces(std::string_view query_text, size_t pool, std::vector<SearchResult>& results) const {
+// Scores the best `pool` candidates of each retriever by piece matching,
+// passage and (weighted apart, not diluted in it) its own heading; the rest
+// of the list keeps no match score and falls behind them.
+void Collection::RescoreByPieces(std::string_view query_text, const SearchOptions& opt,
+                                 std::vector<SearchResult>& results) const {
+  const size_t pool = opt.rerank_pool;
   tokenizer_->EncodeIds(query_text, query_ids_);
-  std::vector<int32_t> query = matcher_->Distinct(query_ids_.data(), query_ids_.size());
+  query_pieces_ = matcher_->Distinct(query_ids_.data(), query_ids_.size());
+  const std::vector<int32_t>& query = query_pieces_;
   for (SearchResult& s : results) {
     bool candidate = (s.vector_rank >= 0 && static_cast<size_t>(s.vector_rank) < pool) ||
                      (s.lexical_rank >= 0 && static_cast<size_t>(s.lexical_rank) < pool);
-    s.match_score = candidate && s.label < pieces_.size() ? matcher_->Score(query, pieces_[s.label]) : 0.f;
+    if (!candidate || s.label >= pieces_.size()) {
+      s.match_score = -1.f;  // not scored: ranks behind every scored candidate
+      continue;
+    }
+    s.match_score = matcher_->Score(query, pieces_[s.label]) + opt.title_weight * matcher_->Score(query, title_pieces_[s.label]);
   }
+}
+
+// What the best-ranked passage says about the query: its language, and how
+// much of the question its pieces cover (piece matching only).
+void Collection::DescribeTop(const SearchResult& top, const std::string& query_language, bool matched,
+                             QueryEvidence& e) const {
+  e.top_same_language = chunks_[top.label].language == query_language;
+  if (!matched || top.label >= pieces_.size()) return;
+  e.vocabulary_coverage = matcher_->VocabularyCoverage(query_pieces_, known_pieces_, vocabulary_);
+  e.top_coverage_loose = matcher_->Coverage(query_pieces_, pieces_[top.label], kLooseMatch);
+  e.top_coverage_strict = matcher_->Coverage(query_pieces_, pieces_[top.label], kStrictMatch);
 }
 
 // Summarises the query as a whole from the retrievers' raw lists (still in

@@ -46,6 +46,9 @@ struct SearchOptions {
   // Hybrid with piece matching enabled: how many candidates of each
   // retriever the piece matcher rescores.
   size_t rerank_pool = 50;
+  // ... and how much the passage's own heading adds, matched apart from its
+  // text (chosen on bench/quality's development half, 0.25).
+  float title_weight = 0.25f;
 };
 
 struct SearchResult {
@@ -123,9 +126,10 @@ class Collection {
   void IndexLexical(uint32_t label);
   void MaybeBuildHnsw();
   void GatherEvidence(const float* q, const std::string& query_language, QueryEvidence& e) const;
+  void DescribeTop(const SearchResult& top, const std::string& query_language, bool matched, QueryEvidence& e) const;
   float TypicalCosine(const float* unit_query) const;
   void IndexPieces(uint32_t label);
-  void RescoreByPieces(std::string_view query_text, size_t pool, std::vector<SearchResult>& results) const;
+  void RescoreByPieces(std::string_view query_text, const SearchOptions& opt, std::vector<SearchResult>& results) const;
 
   std::string name_;
   ModelInfo model_;
@@ -147,8 +151,12 @@ class Collection {
   Answerability answerability_ = Answerability::Uncalibrated(0.35f);
   std::shared_ptr<const PieceMatcher> matcher_;
   std::shared_ptr<const Tokenizer> tokenizer_;
-  std::vector<std::vector<int32_t>> pieces_;  // per chunk slot, when matching
+  std::vector<std::vector<int32_t>> pieces_;        // per chunk slot, when matching
+  std::vector<std::vector<int32_t>> title_pieces_;  // of each chunk's own heading
+  std::vector<uint8_t> known_pieces_;               // per vocabulary id: some chunk holds it
+  std::vector<int32_t> vocabulary_;                 // the same, as a list
   mutable std::vector<int32_t> query_ids_;
+  mutable std::vector<int32_t> query_pieces_;
 };
 
 }  // namespace vesper

@@ -12,7 +12,8 @@ using nlohmann::json;
 namespace {
 
 constexpr const char* kFeatureNames[kFeatureCount] = {"best_cosine", "cosine_margin", "best_lexical", "agreement",
-                                                      "same_language", "best_match"};
+                                                      "same_language", "best_match", "match_margin", "top_same_language",
+                                                      "top_coverage_loose", "top_coverage_strict", "vocabulary_coverage"};
 // How steeply confidence rises around an uncalibrated cosine bar: 0.1 above
 // the bar reads as 0.88.
 constexpr float kUncalibratedSlope = 20.f;
@@ -55,6 +56,11 @@ std::array<float, kFeatureCount> AnswerFeatures(const QueryEvidence& e) {
   f[kAgreement] = e.agreement ? 1.f : 0.f;
   f[kSameLanguage] = e.same_language ? 1.f : 0.f;
   f[kBestMatch] = e.best_match;
+  f[kMatchMargin] = e.best_match - e.typical_match;
+  f[kTopSameLanguage] = e.top_same_language ? 1.f : 0.f;
+  f[kTopCoverageLoose] = e.top_coverage_loose;
+  f[kTopCoverageStrict] = e.top_coverage_strict;
+  f[kVocabularyCoverage] = e.vocabulary_coverage;
   return f;
 }
 

@@ -22,11 +22,17 @@ struct QueryEvidence {
   bool agreement = false;      // the two retrievers' top results overlap (top 1 of one in the top 5 of the other)
   bool same_language = false;  // the nearest passage is in the query's language
   float best_match = 0.f;      // the best piece-matching score (0 without a PieceMatcher)
+  float typical_match = 0.f;   // the mean piece-matching score of the candidates scored
+  bool top_same_language = false;   // the best-ranked passage is in the query's language
+  float top_coverage_loose = 0.f;   // share of the query's weight the best-ranked passage matches loosely
+  float top_coverage_strict = 0.f;  // ... and closely (piece matching only)
+  float vocabulary_coverage = 0.f;  // how well the collection's vocabulary knows the query (PieceMatcher)
 };
 
 // The features the logistic model weighs, in this order after the bias.
 enum AnswerFeature : size_t {
-  kBestCosine, kCosineMargin, kBestLexical, kAgreement, kSameLanguage, kBestMatch, kFeatureCount
+  kBestCosine, kCosineMargin, kBestLexical, kAgreement, kSameLanguage, kBestMatch, kMatchMargin, kTopSameLanguage,
+  kTopCoverageLoose, kTopCoverageStrict, kVocabularyCoverage, kFeatureCount
 };
 const char* AnswerFeatureName(size_t feature);
 std::array<float, kFeatureCount> AnswerFeatures(const QueryEvidence& e);
@@ -47,8 +53,9 @@ struct Answerability {
   float floor = 0.f;
   bool calibrated = false;  // false: the uncalibrated default below
 
-  // Chosen on the lexical runs of bench/quality's development half.
-  static constexpr float kDefaultLexicalCut = 0.2f;
+  // Measured on bench/quality's development half with a lexical collection
+  // (node bench/quality/calibrate.mjs prints it): 0.117.
+  static constexpr float kDefaultLexicalCut = 0.12f;
 
   // The manifest's "answerability" object as JSON text; throws
   // Error(kInvalidArgument) with a readable message when it is malformed.

@@ -26,19 +26,41 @@ std::vector<int32_t> PieceMatcher::Distinct(const int32_t* ids, size_t n) const 
   return out;
 }
 
+float PieceMatcher::Best(int32_t q, const std::vector<int32_t>& passage) const {
+  const size_t dims = model_->dims();
+  const float* qr = model_->row(q);
+  float best = 0.f;
+  for (int32_t p : passage) best = std::max(best, Dot(qr, model_->row(p), dims) / norm_[p]);
+  return best / norm_[q];
+}
+
 float PieceMatcher::Score(const std::vector<int32_t>& query, const std::vector<int32_t>& passage) const {
   if (query.empty() || passage.empty()) return 0.f;
-  const size_t dims = model_->dims();
   double num = 0.0, den = 0.0;
   for (int32_t q : query) {
-    const float* qr = model_->row(q);
-    float best = 0.f;
-    for (int32_t p : passage) {
-      float c = Dot(qr, model_->row(p), dims) / norm_[p];
-      best = std::max(best, c);
-    }
-    // best is cos * |q|: the query piece's weight is already in it.
-    num += best;
+    num += static_cast<double>(Best(q, passage)) * norm_[q];
+    den += norm_[q];
+  }
+  return den > 0.0 ? static_cast<float>(num / den) : 0.f;
+}
+
+float PieceMatcher::Coverage(const std::vector<int32_t>& query, const std::vector<int32_t>& passage, float min_cosine) const {
+  if (query.empty() || passage.empty()) return 0.f;
+  double covered = 0.0, den = 0.0;
+  for (int32_t q : query) {
+    if (Best(q, passage) >= min_cosine) covered += norm_[q];
+    den += norm_[q];
+  }
+  return den > 0.0 ? static_cast<float>(covered / den) : 0.f;
+}
+
+float PieceMatcher::VocabularyCoverage(const std::vector<int32_t>& query, const std::vector<uint8_t>& known,
+                                       const std::vector<int32_t>& pieces) const {
+  double num = 0.0, den = 0.0;
+  for (int32_t q : query) {
+    // A piece the collection holds matches itself; only the others need the scan.
+    float best = static_cast<size_t>(q) < known.size() && known[q] ? 1.f : Best(q, pieces);
+    num += static_cast<double>(best) * norm_[q];
     den += norm_[q];
   }
   return den > 0.0 ? static_cast<float>(num / den) : 0.f;

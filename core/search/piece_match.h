@@ -23,9 +23,23 @@ class PieceMatcher {
   // Weighted mean over `query` pieces of their best cosine in `passage`; 0
   // for an empty side. Both from Distinct().
   float Score(const std::vector<int32_t>& query, const std::vector<int32_t>& passage) const;
+  // The share of the query's weight whose pieces find a match of at least
+  // `min_cosine` in the passage: how much of the question the passage covers.
+  float Coverage(const std::vector<int32_t>& query, const std::vector<int32_t>& passage, float min_cosine) const;
+  // How well the collection's vocabulary knows the query: the weighted mean
+  // over query pieces of their best cosine among all the collection's
+  // pieces (`known`: a flag per vocabulary id; `pieces`: the same as a list).
+  // A question about something the knowledge base never mentions
+  // ("feijoada", "sourdough") has pieces nothing in it resembles.
+  float VocabularyCoverage(const std::vector<int32_t>& query, const std::vector<uint8_t>& known,
+                           const std::vector<int32_t>& pieces) const;
+  size_t vocab() const { return norm_.size(); }
 
  private:
   std::shared_ptr<const StaticModel> model_;
+  // The best cosine of query piece q among the passage's pieces.
+  float Best(int32_t q, const std::vector<int32_t>& passage) const;
+
   std::vector<float> norm_;  // per piece; 0 for rows that are all zeros
 };
 
