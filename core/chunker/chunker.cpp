@@ -298,6 +298,11 @@ class DocumentChunker {
                      line.kind == LineKind::kQuote || heading_comment;
       if (!textual || (j > i && IsBareHeading(j))) break;
       BlockKind kind = line.kind == LineKind::kListItem ? BlockKind::kList : BlockKind::kParagraph;
+      // A hard-wrapped list item goes on on the next line ("...just two" /
+      // "cameras) for tens of thousands of years."): the item's continuation.
+      if (open && cur.kind == BlockKind::kList && kind == BlockKind::kParagraph && !chunking::EndsSentence(LineText(j - 1))) {
+        kind = BlockKind::kList;
+      }
       if (open && cur.kind != kind) close();
       if (!open) {
         cur = Block{line.begin, line.end, kind, {}};
@@ -395,8 +400,27 @@ class DocumentChunker {
     }
     Spans out;
     size_t overlap = b.kind == BlockKind::kParagraph ? opt_.overlap_tokens : 0;
-    SplitAt(b.begin, b.end, 0, b.line_starts, overlap, out);
+    SplitAt(b.begin, b.end, 0, LineCuts(b), overlap, out);
     return out;
+  }
+
+  // The line starts of a block worth cutting at: in prose, only where the
+  // line before ended a sentence or a new list item begins, never inside a
+  // hard-wrapped sentence.
+  std::vector<size_t> LineCuts(const Block& b) const {
+    if (b.kind == BlockKind::kCode || b.kind == BlockKind::kTable) return b.line_starts;
+    std::vector<size_t> cuts;
+    size_t prev_begin = b.begin;
+    for (size_t start : b.line_starts) {
+      std::string_view before = Span(prev_begin, start);
+      while (!before.empty() && (before.back() == '\n' || before.back() == ' ' || before.back() == '\r')) before.remove_suffix(1);
+      std::string_view line = Span(start, std::min(b.end, start + 8));
+      bool item = !line.empty() && (line[0] == '-' || line[0] == '*' || std::isdigit(static_cast<unsigned char>(line[0])) ||
+                                    line.rfind("\xE2\x80\xA2", 0) == 0);
+      if (item || chunking::EndsSentence(before) || chunking::EndsWithColon(before)) cuts.push_back(start);
+      prev_begin = start;
+    }
+    return cuts;
   }
 
   // Cut candidates inside [b, e) at a given fineness: 1 sentences, 2 words, 3 code points.

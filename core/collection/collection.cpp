@@ -199,30 +199,10 @@ std::vector<SearchResult> Collection::Search(std::string_view query_text, const 
   }
   const bool rerank = matcher_ && mode == SearchMode::kHybrid && use_vectors;
   if (rerank) RescoreByPieces(query_text, opt, results);
-  for (SearchResult& s : results) {
-    s.score = use_vectors ? s.vector_score : s.lexical_score;
-    if (mode == SearchMode::kHybrid && use_vectors) {
-      // The cosine plus a share of BM25, but only where query and passage
-      // share a language: across languages BM25 matches nothing but names
-      // and stray tokens, and adding it ranks wrong-language noise up.
-      const bool same = chunks_[s.label].language == query_language;
-      float semantic = rerank ? s.match_score : s.vector_score;
-      s.fused = semantic + (same ? opt.lexical_weight : opt.cross_lexical_weight) * s.lexical_score;
-    } else {
-      s.fused = s.score;
-    }
-    if (chunks_[s.label].meta) s.fused -= opt.meta_penalty;
-  }
+  Fuse(mode, use_vectors, rerank, query_language, opt, results);
   if (evidence) {
     GatherEvidence(q, query_language, *evidence);
-    size_t scored = 0;
-    for (const SearchResult& s : results) {
-      if (s.match_score < 0.f) continue;
-      evidence->best_match = std::max(evidence->best_match, s.match_score);
-      evidence->typical_match += s.match_score;
-      ++scored;
-    }
-    if (scored) evidence->typical_match /= static_cast<float>(scored);
+    SummariseMatches(results, *evidence);
   }
   std::sort(results.begin(), results.end(), [](const SearchResult& a, const SearchResult& b) {
     if (a.fused != b.fused) return a.fused > b.fused;
@@ -290,6 +270,37 @@ void Collection::RescoreByPieces(std::string_view query_text, const SearchOption
     }
     s.match_score = matcher_->Score(query, pieces_[s.label]) + opt.title_weight * matcher_->Score(query, title_pieces_[s.label]);
   }
+}
+
+// The ranking score of each result (SearchResult::fused).
+void Collection::Fuse(SearchMode mode, bool use_vectors, bool rerank, const std::string& query_language,
+                      const SearchOptions& opt, std::vector<SearchResult>& results) const {
+  for (SearchResult& s : results) {
+    s.score = use_vectors ? s.vector_score : s.lexical_score;
+    if (mode == SearchMode::kHybrid && use_vectors) {
+      // The semantic score plus a share of BM25, but only where query and
+      // passage share a language: across languages BM25 matches nothing but
+      // names and stray tokens, and adding it ranks wrong-language noise up.
+      const bool same = chunks_[s.label].language == query_language;
+      float semantic = rerank ? s.match_score : s.vector_score;
+      s.fused = semantic + (same ? opt.lexical_weight : opt.cross_lexical_weight) * s.lexical_score;
+    } else {
+      s.fused = s.score;
+    }
+    if (chunks_[s.label].meta) s.fused -= opt.meta_penalty;
+  }
+}
+
+// The best and the mean piece-matching score among the candidates scored.
+void Collection::SummariseMatches(const std::vector<SearchResult>& results, QueryEvidence& e) const {
+  size_t scored = 0;
+  for (const SearchResult& s : results) {
+    if (s.match_score < 0.f) continue;
+    e.best_match = std::max(e.best_match, s.match_score);
+    e.typical_match += s.match_score;
+    ++scored;
+  }
+  if (scored) e.typical_match /= static_cast<float>(scored);
 }
 
 // What the best-ranked passage says about the query: its language, and how

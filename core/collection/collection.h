@@ -126,6 +126,9 @@ class Collection {
   void IndexLexical(uint32_t label);
   void MaybeBuildHnsw();
   void GatherEvidence(const float* q, const std::string& query_language, QueryEvidence& e) const;
+  void Fuse(SearchMode mode, bool use_vectors, bool rerank, const std::string& query_language, const SearchOptions& opt,
+            std::vector<SearchResult>& results) const;
+  void SummariseMatches(const std::vector<SearchResult>& results, QueryEvidence& e) const;
   void DescribeTop(const SearchResult& top, const std::string& query_language, bool matched, QueryEvidence& e) const;
   float TypicalCosine(const float* unit_query) const;
   void IndexPieces(uint32_t label);
