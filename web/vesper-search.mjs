@@ -5,7 +5,8 @@
 //
 // Attributes: src (pack URL, required), db (collection name, default: the
 // pack's first), model (model folder; omit for lexical packs), k, threshold,
-// placeholder. Events: vesper-ready, vesper-results ({ detail: { query,
+// placeholder. When nothing answers a query, the nearest passages are listed
+// greyed (part="near-miss"). Events: vesper-ready, vesper-results ({ detail: { query,
 // results } }), vesper-error ({ detail: { message } }). The engine and the
 // model load once per page and are shared by every element.
 import { createEngine } from './vesper-engine.mjs';
@@ -25,7 +26,10 @@ const STYLE = `
   .meta { color: #5c6370; font-size: .85em; }
   .status { color: #5c6370; font-size: .9em; }
   .error { color: #c92a2a; }
+  li[part="near-miss"] { opacity: .6; }
 `;
+// Passages listed, greyed, when nothing answers the query.
+const NEAR_MISSES = 3;
 
 class VesperSearch extends HTMLElement {
   static observedAttributes = ['src', 'model', 'db'];
@@ -77,6 +81,18 @@ class VesperSearch extends HTMLElement {
     this.dispatchEvent(new CustomEvent('vesper-error', { detail: { message } }));
   }
 
+  item(r, nearMiss) {
+    const li = document.createElement('li');
+    if (nearMiss) li.setAttribute('part', 'near-miss');
+    const meta = document.createElement('div');
+    meta.className = 'meta';
+    meta.textContent = `${r.score.toFixed(2)} · ${r.title.join(' › ') || r.source}`;
+    const text = document.createElement('div');
+    text.textContent = r.text.length > 300 ? `${r.text.slice(0, 300)}…` : r.text;
+    li.append(meta, text);
+    return li;
+  }
+
   async search(query) {
     if (!query.trim()) {
       this.list.replaceChildren();
@@ -89,21 +105,12 @@ class VesperSearch extends HTMLElement {
     const ticket = (this.ticket = (this.ticket ?? 0) + 1);
     try {
       const threshold = this.hasAttribute('threshold') ? Number(this.getAttribute('threshold')) : null;
-      const { results } = await this.engine.search(this.db, query, { k: Number(this.getAttribute('k') ?? 5), threshold });
+      const { results, nearMisses } = await this.engine.search(this.db, query, { k: Number(this.getAttribute('k') ?? 5), threshold });
       if (ticket !== this.ticket) return;
-      this.list.replaceChildren(
-        ...results.map((r) => {
-          const li = document.createElement('li');
-          const meta = document.createElement('div');
-          meta.className = 'meta';
-          meta.textContent = `${r.score.toFixed(2)} · ${r.title.join(' › ') || r.source}`;
-          const text = document.createElement('div');
-          text.textContent = r.text.length > 300 ? `${r.text.slice(0, 300)}…` : r.text;
-          li.append(meta, text);
-          return li;
-        }),
-      );
-      this.status.textContent = results.length ? '' : 'Nothing here seems to answer that.';
+      // Nothing answers: the nearest passages, greyed (part="near-miss"), so the reader still sees what is there.
+      const shown = results.length ? results : nearMisses.slice(0, NEAR_MISSES);
+      this.list.replaceChildren(...shown.map((r) => this.item(r, !results.length)));
+      this.status.textContent = results.length ? '' : 'Nothing here seems to answer that. The nearest passages:';
       this.dispatchEvent(new CustomEvent('vesper-results', { detail: { query, results } }));
     } catch (err) {
       this.fail(err.message);

@@ -34,6 +34,25 @@ test('<vesper-search> loads a pack and answers as the user types', { timeout: 12
   assert.deepEqual(errors, []);
 });
 
+test('<vesper-search> says when nothing answers and lists the nearest passages greyed', { timeout: 120_000 }, async () => {
+  const page = await browser.newPage();
+  const errors = watchConsole(page);
+  await page.goto(urlOf(server, '/example/'));
+  await page.evaluate(() => new Promise((resolve) => {
+    const el = document.querySelector('vesper-search');
+    if (!el.shadowRoot.querySelector('input').disabled) resolve();
+    el.addEventListener('vesper-ready', resolve, { once: true });
+  }));
+  const results = page.evaluate(() => new Promise((resolve) =>
+    document.querySelector('vesper-search').addEventListener('vesper-results', (e) => resolve(e.detail.results.length), { once: true })));
+  await page.locator('vesper-search input').fill('How do I bake sourdough bread at home?');
+  assert.equal(await results, 0);
+  assert.match(await page.locator('vesper-search .status').textContent(), /Nothing here seems to answer that/);
+  const near = await page.locator('vesper-search li[part="near-miss"]').count();
+  assert.ok(near > 0 && near <= 3, `${near} near misses`);
+  assert.deepEqual(errors, []);
+});
+
 test('<vesper-search> reports a missing pack as an error event', { timeout: 60_000 }, async () => {
   const page = await browser.newPage();
   await page.goto(urlOf(server, '/example/'));
