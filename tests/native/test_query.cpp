@@ -1,0 +1,169 @@
+// The per-query answerability decision, the user-facing Query() over a
+// collection, meta chunks, and the piece matcher that reranks static models.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/collection/pack.h"
+#include "core/search/answerability.h"
+#include "core/search/piece_match.h"
+#include "core/search/query.h"
+#include "core/util/error.h"
+#include "fake_embedder.h"
+
+using namespace vesper;
+
+namespace {
+
+constexpr size_t kDims = 128;
+
+Collection Notes() {
+  Collection c("notes", test::FakeModel(kDims));
+  std::vector<Chunk> chunks;
+  const char* texts[] = {"Cameras see lanes, signs and people on the road.",
+                         "Gradient descent walks downhill on the loss surface.",
+                         "Tokenizers split text into pieces before the model sees it.",
+                         "How do cameras compare with lasers? Ask me about cameras."};
+  for (size_t i = 0; i < 4; ++i) {
+    Chunk ch;
+    ch.id = "c" + std::to_string(i);
+    ch.text = texts[i];
+    ch.language = "en";
+    ch.meta = i == 3;  // an example question, not content
+    chunks.push_back(ch);
+  }
+  auto vectors = test::FakeEmbedChunks(chunks, kDims);
+  c.Add(std::move(chunks), vectors.data(), 4);
+  return c;
+}
+
+QueryResponse Ask(const Collection& c, const std::string& q, QueryOptions o = {}) {
+  auto v = test::FakeEmbed(q, kDims);
+  return Query(c, q, v.data(), v.size(), o);
+}
+
+// A static model of `rows` (each dims floats) in the core's table format.
+std::shared_ptr<StaticModel> Table(const std::vector<std::vector<float>>& rows) {
+  std::string bytes = "VSTM";
+  auto u32 = [&](uint32_t x) { bytes.append(reinterpret_cast<const char*>(&x), 4); };
+  u32(1);
+  u32(static_cast<uint32_t>(rows.size()));
+  u32(static_cast<uint32_t>(rows[0].size()));
+  u32(0);
+  for (const auto& r : rows) bytes.append(reinterpret_cast<const char*>(r.data()), r.size() * 4);
+  return std::shared_ptr<StaticModel>(StaticModel::FromBytes(bytes));
+}
+
+}  // namespace
+
+TEST_CASE("a calibration reads from the manifest's JSON and refuses what it cannot use", "[answerability]") {
+  Answerability a = Answerability::FromJson(
+      R"({"floor": 0.1, "languages": {"en": {"bias": -1, "weights": {"best_cosine": 4}}, "*": {"bias": -2, "weights": {}}}})");
+  CHECK(a.calibrated);
+  CHECK(a.floor == Approx(0.1f));
+  QueryEvidence e;
+  e.has_vectors = true;
+  e.language = "en";
+  e.best_cosine = 0.3f;  // -1 + 4 * 0.3 = 0.2 >= 0
+  CHECK(Decide(a, e).answerable);
+  CHECK(Decide(a, e).confidence == Approx(1.f / (1.f + std::exp(-0.2f))));
+  e.language = "pt";  // falls back to "*": -2
+  CHECK_FALSE(Decide(a, e).answerable);
+  for (const char* bad : {"[]", "{\"languages\": {}}", R"({"languages": {"en": {"bias": 0, "weights": {}}}})",
+                          R"({"languages": {"*": {"bias": 0, "weights": {"shoe_size": 1}}}})",
+                          R"({"languages": {"*": {"bias": "high", "weights": {}}}})", "not json"}) {
+    INFO(bad);
+    CHECK_THROWS_AS(Answerability::FromJson(bad), Error);
+  }
+  CHECK_FALSE(Answerability::FromJson(R"({"calibrated": false, "languages": {"*": {"bias": 0, "weights": {}}}})").calibrated);
+}
+
+TEST_CASE("without a calibration the decision is a cosine bar; lexical evidence decides lexical searches", "[answerability]") {
+  Answerability bar = Answerability::Uncalibrated(0.35f);
+  QueryEvidence e;
+  e.has_vectors = true;
+  e.best_cosine = 0.36f;
+  CHECK(Decide(bar, e).answerable);
+  e.best_cosine = 0.34f;
+  CHECK_FALSE(Decide(bar, e).answerable);
+  QueryEvidence lexical;
+  lexical.best_lexical = Answerability::kDefaultLexicalCut + 0.01f;
+  CHECK(Decide(bar, lexical).answerable);
+  lexical.best_lexical = Answerability::kDefaultLexicalCut - 0.01f;
+  CHECK_FALSE(Decide(bar, lexical).answerable);
+}
+
+TEST_CASE("Query decides once: nothing is shown for an unanswerable query, at most k for an answerable one", "[query]") {
+  Collection c = Notes();
+  c.set_answerability(Answerability::Uncalibrated(0.3f));
+  QueryResponse hit = Ask(c, "cameras lanes signs road");
+  REQUIRE(hit.decision.answerable);
+  REQUIRE(hit.results.size() == 4);  // ranked deeper than shown
+  CHECK(hit.shown[0]);
+  CHECK(c.chunk(hit.results[0].label).id == "c0");
+  QueryOptions one;
+  one.k = 1;
+  CHECK(Ask(c, "cameras lanes signs road", one).shown_count() == 1);
+  // The slider filters what is shown under an answerable query.
+  QueryOptions strict;
+  strict.min_score = 0.99f;
+  CHECK(Ask(c, "cameras lanes signs road", strict).shown_count() == 0);
+  QueryResponse miss = Ask(c, "sourdough bread recipe");
+  CHECK_FALSE(miss.decision.answerable);
+  CHECK(miss.shown_count() == 0);
+  CHECK_FALSE(miss.results.empty());  // the near misses are still ranked
+  CHECK(miss.evidence.best_cosine < 0.3f);
+  CHECK(miss.evidence.typical_cosine < miss.evidence.best_cosine);
+}
+
+TEST_CASE("meta chunks rank below content and keep their mark in a pack", "[query]") {
+  Collection c = Notes();
+  // The meta chunk shares the most words with the query, yet content comes first.
+  auto v = test::FakeEmbed("How do cameras compare?", kDims);
+  SearchOptions o;
+  o.threshold = -1.f;
+  o.meta_penalty = 10.f;
+  auto ranked = c.Search("How do cameras compare?", v.data(), v.size(), o);
+  REQUIRE(ranked.size() == 4);
+  CHECK(c.chunk(ranked.back().label).id == "c3");
+  Bytes bytes = SavePack({&c});
+  std::vector<Collection> loaded = LoadPack(bytes.data(), bytes.size());
+  REQUIRE(loaded.size() == 1);
+  auto label = loaded[0].Find("c3");
+  REQUIRE(label);
+  CHECK(loaded[0].chunk(*label).meta);
+  CHECK_FALSE(loaded[0].chunk(*loaded[0].Find("c0")).meta);
+}
+
+TEST_CASE("the chunker marks sections under the persona's meta headings", "[query][chunker]") {
+  ChunkerOptions o;
+  o.meta_headings = {"Examples of Ideal Questions"};
+  std::string doc =
+      "# Guide\n\n## Overview\n\nThe guide explains the tool in enough words to be a paragraph of its own.\n\n"
+      "## examples of ideal questions\n\nWhat is the tool? How does it work under the hood?\n";
+  auto chunks = ChunkDocument("guide.md", doc, o);
+  REQUIRE(chunks.size() == 2);
+  CHECK_FALSE(chunks[0].meta);
+  CHECK(chunks[1].meta);  // case-insensitive
+}
+
+TEST_CASE("piece matching: each query piece's best cosine in the passage, weighted by the piece's weight", "[query]") {
+  // Piece 0 and 1 point the same way (a translation pair), 2 elsewhere; 3 is all zeros.
+  auto model = Table({{2, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 0}});
+  PieceMatcher m(model);
+  const int32_t ids[] = {2, 0, 0, 3, 7};  // duplicates, a zero row and an unknown id are dropped
+  CHECK(m.Distinct(ids, 5) == std::vector<int32_t>{0, 2});
+  CHECK(m.Score({0}, {1}) == Approx(1.f));
+  CHECK(m.Score({0}, {2}) == Approx(0.f));
+  // Weights are the rows' norms: piece 0 (norm 2) counts twice piece 2 (norm 1).
+  CHECK(m.Score({0, 2}, {1}) == Approx(2.f / 3.f));
+  CHECK(m.Coverage({0, 2}, {1}, 0.8f) == Approx(2.f / 3.f));
+  CHECK(m.Score({}, {1}) == 0.f);
+  std::vector<uint8_t> known = {0, 0, 1, 0};
+  CHECK(m.VocabularyCoverage({0, 2}, known, {1, 2}) == Approx(1.f));  // 0 is known through 1
+  CHECK(m.VocabularyCoverage({0}, known, {2}) == Approx(0.f));
+}
