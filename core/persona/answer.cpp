@@ -118,6 +118,32 @@ bool MatchesPhrase(const std::string& key, const ListByLanguage& phrases, std::s
   return false;
 }
 
+// A role command said politely ("OK, you can stop role-playing now, please",
+// "好的，不用扮演了吧"): the phrase itself once the persona's courtesies are
+// taken off either end. Only whole phrases match, so a question that
+// mentions the words ("为什么退出 Tesla？") stays a question.
+bool MatchesCommand(const std::string& key, const ListByLanguage& phrases, const Persona& persona, std::string* language,
+                    int depth = 0) {
+  constexpr int kMaxCourtesies = 4;  // "ok" + "you can" + ... + "please": a handful at most
+  if (MatchesPhrase(key, phrases, language)) return true;
+  if (depth == kMaxCourtesies) return false;
+  // Every way of taking one courtesy off either end ("okay" is not "ok" + "ay").
+  for (const ListByLanguage* side : {&persona.command_leads(), &persona.command_tails()}) {
+    const bool lead = side == &persona.command_leads();
+    for (auto& [lang, list] : *side) {
+      for (const std::string& w : list) {
+        std::string c = CommandKey(w);
+        if (c.empty() || c.size() >= key.size()) continue;
+        bool at = lead ? key.compare(0, c.size(), c) == 0 : key.compare(key.size() - c.size(), c.size(), c) == 0;
+        if (!at) continue;
+        std::string rest = lead ? key.substr(c.size()) : key.substr(0, key.size() - c.size());
+        if (MatchesCommand(rest, phrases, persona, language, depth + 1)) return true;
+      }
+    }
+  }
+  return false;
+}
+
 // The passage that holds `text` verbatim (line breaks aside): where a quote or
 // a Q&A answer of the persona's is cited. Found lexically, confirmed by its start.
 const SearchResult* FindPassageHolding(const Collection& collection, const std::string& text,
@@ -189,7 +215,7 @@ Answer AnswerQuestion(const Persona& persona, const Collection& collection, std:
 
   // Leaving and re-entering the role are commands, not questions.
   std::string phrase_lang;
-  if (MatchesPhrase(key, persona.exit_phrases(), &phrase_lang)) {
+  if (MatchesCommand(key, persona.exit_phrases(), persona, &phrase_lang)) {
     a.language = phrase_lang;
     state.in_role = false;
     a.kind = AnswerKind::kExited;
@@ -197,7 +223,7 @@ Answer AnswerQuestion(const Persona& persona, const Collection& collection, std:
     a.text = persona.phrases(a.language).exited;
     return a;
   }
-  if (MatchesPhrase(key, persona.reenter_phrases(), &phrase_lang)) {
+  if (MatchesCommand(key, persona.reenter_phrases(), persona, &phrase_lang)) {
     a.language = phrase_lang;
     state.in_role = true;
     a.kind = AnswerKind::kReentered;

@@ -131,6 +131,9 @@ Persona Persona::FromJson(std::string_view text) {
   });
   p.exit_ = Lists(root, "exit_phrases", "persona");
   p.reenter_ = Lists(root, "reenter_phrases", "persona");
+  // Optional: courtesies around role commands (older persona files lack them).
+  if (root.contains("command_leads")) p.command_leads_ = Lists(root, "command_leads", "persona");
+  if (root.contains("command_tails")) p.command_tails_ = Lists(root, "command_tails", "persona");
   p.self_names_ = Array<std::string>(root, "self_names", [](const json& e, const std::string& f) {
     if (!e.is_string()) Bad(f, "must be a string");
     return e.get<std::string>();

@@ -75,6 +75,10 @@ class Persona {
   const std::vector<OutOfScopeRule>& out_of_scope() const { return out_of_scope_; }
   const ListByLanguage& exit_phrases() const { return exit_; }
   const ListByLanguage& reenter_phrases() const { return reenter_; }
+  // Words around a role command that do not change it ("OK, ... please",
+  // "好的，...吧"): leading and trailing, per language.
+  const ListByLanguage& command_leads() const { return command_leads_; }
+  const ListByLanguage& command_tails() const { return command_tails_; }
   // The persona's name and how passages refer to it ("Andrej Karpathy", "Karpathy"):
   // rewritten to the first person in the persona's voice.
   const std::vector<std::string>& self_names() const { return self_names_; }
@@ -95,7 +99,7 @@ class Persona {
   std::vector<PersonaQa> qa_;
   std::vector<std::string> topics_;
   std::vector<OutOfScopeRule> out_of_scope_;
-  ListByLanguage exit_, reenter_;
+  ListByLanguage exit_, reenter_, command_leads_, command_tails_;
   std::vector<std::string> self_names_;
   std::map<std::string, VoicePhrases> phrases_;
 };

@@ -202,6 +202,42 @@ TEST_CASE("questions the knowledge base cannot answer get an honest 'I don't kno
   }
 }
 
+TEST_CASE("role commands said naturally are commands; questions that mention the words stay questions", "[persona]") {
+  const World& w = TheWorld();
+  const std::pair<const char*, const char*> exits[] = {
+      {"en", "OK, you can stop role-playing now."}, {"en", "Please stop pretending."}, {"en", "okay, exit please"},
+      {"pt", "Pode sair do personagem, por favor."}, {"pt", "Certo, pare de fingir."},
+      {"zh", "\xE5\xA5\xBD\xE7\x9A\x84\xEF\xBC\x8C\xE4\xB8\x8D\xE7\x94\xA8\xE6\x89\xAE\xE6\xBC\x94\xE4\xBA\x86\xE3\x80\x82"},  // 好的，不用扮演了。
+      {"zh", "\xE8\xAF\xB7\xE9\x80\x80\xE5\x87\xBA\xE8\xA7\x92\xE8\x89\xB2"},  // 请退出角色
+  };
+  for (auto& [lang, q] : exits) {
+    INFO(q);
+    ConversationState s;
+    Answer a = w.Ask(q, s);
+    CHECK(a.kind == AnswerKind::kExited);
+    CHECK(a.language == lang);
+    CHECK_FALSE(s.in_role);
+  }
+  const char* reentries[] = {"OK, back in character please.", "Pode voltar ao papel, por favor.",
+                             "\xE5\xA5\xBD\xE7\x9A\x84\xEF\xBC\x8C\xE7\xBB\xA7\xE7\xBB\xAD\xE6\x89\xAE\xE6\xBC\x94\xE5\x90\xA7"};  // 好的，继续扮演吧
+  for (const char* q : reentries) {
+    INFO(q);
+    ConversationState s;
+    s.in_role = false;
+    CHECK(w.Ask(q, s).kind == AnswerKind::kReentered);
+    CHECK(s.in_role);
+  }
+  const char* questions[] = {"\xE4\xB8\xBA\xE4\xBB\x80\xE4\xB9\x88\xE9\x80\x80\xE5\x87\xBA Tesla\xEF\xBC\x9F",  // 为什么退出 Tesla？
+                             "Why did you exit Tesla?", "Por que ele quis sair da Tesla?"};
+  for (const char* q : questions) {
+    INFO(q);
+    ConversationState s;
+    Answer a = w.Ask(q, s);
+    CHECK(a.kind != AnswerKind::kExited);
+    CHECK(s.in_role);
+  }
+}
+
 TEST_CASE("an exit phrase leaves the role until the user re-enters it", "[persona]") {
   const World& w = TheWorld();
   for (const LanguageCase& c : kCases) {

@@ -125,7 +125,26 @@ const BANNED_TRANSLATIONS = {
   'trust me': { pt: ['confie em mim'], zh: ['相信我'] },
 };
 
-const DEFAULT_EXIT = { en: ['exit', 'exit role', 'stop role-playing', 'stop roleplaying', 'back to normal', 'leave the role'], pt: ['sair', 'sair do papel', 'parar de interpretar', 'voltar ao normal', 'pode parar de fingir'] };
+const DEFAULT_EXIT = {
+  en: ['exit', 'exit role', 'stop role-playing', 'stop roleplaying', 'stop role playing', 'back to normal', 'leave the role',
+    'stop pretending', 'drop the role', 'leave the character', 'stop the role-play', 'out of character'],
+  pt: ['sair', 'sair do papel', 'parar de interpretar', 'voltar ao normal', 'pode parar de fingir', 'sair do personagem',
+    'sair da personagem', 'pare de fingir', 'parar de fingir', 'deixar o personagem', 'pare de interpretar'],
+};
+// Zh exit phrases every persona understands besides the documents' own.
+const DEFAULT_EXIT_ZH = ['退出角色', '别扮演了', '不要扮演了', '停止扮演', '不用再扮演了', '结束角色扮演'];
+// Courtesies around a role command ("OK, you can stop role-playing now,
+// please", "好的，不用扮演了吧"): stripped before the command is compared.
+const COMMAND_LEADS = {
+  en: ['ok', 'okay', 'alright', 'all right', 'please', 'you can', 'can you', 'could you', 'now', 'just', 'now you can'],
+  pt: ['ok', 'certo', 'tudo bem', 'beleza', 'pode', 'por favor', 'agora', 'você pode', 'voce pode', 'agora pode'],
+  zh: ['好的', '好', '好吧', '行', '请', '可以', '那就', '现在', '你可以', '现在可以'],
+};
+const COMMAND_TAILS = {
+  en: ['please', 'now', 'thanks', 'thank you', 'for now', 'for a moment'],
+  pt: ['por favor', 'agora', 'obrigado', 'obrigada', 'por enquanto'],
+  zh: ['吧', '了', '谢谢', '啦', '吧谢谢'],
+};
 const DEFAULT_REENTER = {
   en: ['back in character', 'resume the role', 'role-play again', 'be karpathy again'],
   pt: ['voltar ao papel', 'volte ao papel', 'volte a ser karpathy', 'retomar o papel'],
@@ -261,8 +280,11 @@ export function compilePersona(core, documents) {
 
   const exitLine = /退出角色[^：:]*[：:]([^。]+)/.exec(all);
   const zhExit = exitLine ? [...exitLine[1].matchAll(/「([^」]+)」/g)].map((m) => m[1]) : [];
-  persona.exit_phrases = { ...DEFAULT_EXIT, zh: zhExit.length ? zhExit : ['退出'] };
+  persona.exit_phrases = { ...DEFAULT_EXIT, zh: [...new Set([...(zhExit.length ? zhExit : ['退出']), ...DEFAULT_EXIT_ZH])] };
   persona.reenter_phrases = DEFAULT_REENTER;
+  persona.command_leads = COMMAND_LEADS;
+  persona.command_tails = COMMAND_TAILS;
+  provenance.command_leads = 'defaults: courtesies around a role command in en, pt and zh';
   provenance.exit_phrases = zhExit.length ? 'zh from the documents (退出角色); en, pt and re-entry phrases are defaults' : 'defaults';
 
   persona.phrases = PHRASES;
