@@ -8,6 +8,9 @@ import { friendlyStorageError, storage } from './storage.mjs';
 const $ = (id) => document.getElementById(id);
 // Passages shown greyed when nothing is.
 const NEAR_MISSES = 5;
+// The best passages a reader is shown, in ranked order, among those that
+// reach the slider (the search fetches more, so the slider only re-filters).
+const SHOWN_RESULTS = 5;
 const state = { ready: false, engine: null, last: null, meta: new Map(), storing: null, thresholdTouched: false, conversation: {} };
 
 function setStatus(text, fraction = null) {
@@ -190,7 +193,7 @@ function renderResults() {
   const r = state.last;
   if (!r) return;
   const threshold = Number($('threshold').value);
-  const shown = r.answerable ? r.ranked.filter((x) => x.shown && x.score >= threshold) : [];
+  const shown = (r.answerable ? r.ranked.filter((x) => x.shown && x.score >= threshold) : []).slice(0, SHOWN_RESULTS);
   for (const x of shown) list.append(resultItem(x, r, false));
   if (!shown.length) {
     const hint = document.createElement('li');
