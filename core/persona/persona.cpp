@@ -135,7 +135,7 @@ Persona Persona::FromJson(std::string_view text) {
   if (root.contains("command_leads")) p.command_leads_ = Lists(root, "command_leads", "persona");
   if (root.contains("command_tails")) p.command_tails_ = Lists(root, "command_tails", "persona");
   p.self_names_ = Array<std::string>(root, "self_names", [](const json& e, const std::string& f) {
-    if (!e.is_string()) Bad(f, "must be a string");
+    if (!e.is_string() || e.get<std::string>().empty()) Bad(f, "must be a non-empty string");
     return e.get<std::string>();
   });
   auto phrases = root.find("phrases");

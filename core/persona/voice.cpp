@@ -33,6 +33,7 @@ std::string English(std::string s, const std::vector<std::string>& names) {
   if (sorted.empty()) return s;
   const std::string self = "\x01";
   for (const std::string& n : sorted) {
+    if (n.empty()) continue;
     for (size_t at = s.find(n); at != std::string::npos; at = s.find(n, at + 1)) {
       bool left = at == 0 || !IsAlpha(s[at - 1]);
       bool right = at + n.size() >= s.size() || !IsAlpha(s[at + n.size()]) || s[at + n.size()] == '\'';
@@ -95,15 +96,18 @@ std::string Chinese(std::string s, const std::vector<std::string>& names) {
   bool about_self = false;
   std::vector<std::string> sorted = names;
   std::sort(sorted.begin(), sorted.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  const std::string me = "\xE6\x88\x91";  // 我
   for (const std::string& n : sorted) {
-    for (size_t at = s.find(n); at != std::string::npos; at = s.find(n, at)) {
-      s.replace(at, n.size(), "\xE6\x88\x91");  // 我
+    if (n.empty()) continue;
+    // Search on after what was written, so a name that is itself "我" cannot loop.
+    for (size_t at = s.find(n); at != std::string::npos; at = s.find(n, at + me.size())) {
+      s.replace(at, n.size(), me);
       about_self = true;
     }
   }
   if (about_self) {
     const std::string he = "\xE4\xBB\x96";  // 他
-    for (size_t at = s.find(he); at != std::string::npos; at = s.find(he, at)) s.replace(at, he.size(), "\xE6\x88\x91");
+    for (size_t at = s.find(he); at != std::string::npos; at = s.find(he, at + me.size())) s.replace(at, he.size(), me);
   }
   return s;
 }

@@ -311,6 +311,12 @@ TEST_CASE("the persona file is validated", "[persona]") {
   } catch (const Error& e) {
     CHECK(std::string(e.what()).find("never uses") != std::string::npos);
   }
+  // An empty self name would make the first-person rewrite match everywhere.
+  std::string empty_name = good;
+  size_t names = empty_name.find("\"self_names\": [");
+  REQUIRE(names != std::string::npos);
+  empty_name.insert(names + 15, "\"\", ");
+  CHECK_THROWS_AS(Persona::FromJson(empty_name), Error);
   ConversationState s;
   const World& w = TheWorld();
   CHECK_THROWS_AS(AnswerQuestion(w.persona, *w.db, "   ", nullptr, 0, s), Error);
@@ -329,6 +335,9 @@ TEST_CASE("sentences and the first person", "[persona]") {
         "My most original essay was written by me.");
   CHECK(ToFirstPerson("Karpathy holds a balanced view.", "en", names) == "I hold a balanced view.");
   CHECK(ToFirstPerson("Karpathy 在 Tesla 工作，他负责视觉。", "zh", names) == "我 在 Tesla 工作，我负责视觉。");
+  // A self name that is already "我", or empty, ends (it used to loop forever).
+  CHECK(ToFirstPerson("我在 Tesla 工作，他负责视觉。", "zh", {"我", ""}) == "我在 Tesla 工作，我负责视觉。");
+  CHECK(ToFirstPerson("Karpathy joined Tesla.", "en", {""}) == "Karpathy joined Tesla.");
 }
 
 }  // namespace vesper

@@ -75,3 +75,29 @@ test('embed prints a unit vector; bad input fails clearly', async () => {
   const missing = await vesper(['embed', '--model', 'embeddinggemma-300m', 'x']);
   assert.match(missing.stderr, /missing: download it with 'tools\/vesper fetch-model embeddinggemma-300m'/);
 });
+
+test('output files are replaced whole: a write killed midway leaves the old file', async () => {
+  const { readFileSync, existsSync } = await import('node:fs');
+  const { spawn } = await import('node:child_process');
+  const target = join(tmp, 'atomic.pack');
+  writeFileSync(target, 'old pack');
+  // Big enough that the write takes a while; the child says when it starts writing.
+  const size = 128 << 20;
+  const writer = `import { writeFileAtomic } from ${JSON.stringify(join(root, 'tools/cli/write.mjs'))};
+    const bytes = Buffer.alloc(${size}, 7); process.stdout.write('go\\n'); writeFileAtomic(${JSON.stringify(target)}, bytes);`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', writer], { stdio: ['ignore', 'pipe', 'ignore'] });
+  await new Promise((r) => child.stdout.once('data', r));
+  await new Promise((r) => setTimeout(r, 20));  // midway through (a plain write leaves a truncated file here)
+  child.kill('SIGKILL');
+  await new Promise((r) => child.on('exit', r));
+  const { readdirSync, rmSync } = await import('node:fs');
+  for (const f of readdirSync(tmp)) if (f.startsWith('.atomic.pack.')) rmSync(join(tmp, f));  // the killed writer's temporary file
+  const now = readFileSync(target);
+  // Either the old file or the whole new one, never a truncated mix.
+  assert.ok(now.toString() === 'old pack' || (now.length === size && now.every((b) => b === 7)), `${now.length} bytes`);
+  // A build that fails keeps the previous pack.
+  const failed = await vesper(['build', join(tmp, 'missing.txt'), '--db', 'x', '--out', target]);
+  assert.equal(failed.code, 1);
+  assert.ok(existsSync(target));
+  assert.deepEqual(readFileSync(target), now);
+});

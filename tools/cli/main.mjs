@@ -1,13 +1,14 @@
 // Command dispatch for tools/vesper. Each command prints human-readable text,
 // or with --json a stable JSON document (see README, "CLI").
-import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import { parseArgs, UsageError } from './args.mjs';
 import { loadCore } from './core.mjs';
 import { fetchModel } from './fetch.mjs';
 import { loadTokenizer } from '../../web/engine/embedder.mjs';
 import { fileReader, nodeEmbedder, resolveModel } from './models.mjs';
 import { Progress } from './progress.mjs';
+import { writeFileAtomic } from './write.mjs';
 import { compilePersona } from './persona-compile.mjs';
 import { addChunks, calibrate, chunkDocuments, metaHeadingsOf } from '../../web/engine/kb.mjs';
 
@@ -66,8 +67,7 @@ async function build(argv) {
   });
   for (const w of warnings) warn(`${w.chunk.source} chunk ${w.chunk.id}: ${w.message}`);
   const bytes = core.savePack([db]);
-  mkdirSync(dirname(options.out), { recursive: true });
-  writeFileSync(options.out, bytes);
+  writeFileAtomic(options.out, bytes);
   const model = embedder ? `, ${embedder.info.id} (${embedder.backend})` : ', lexical only';
   progress.done(`${added} chunks from ${positionals.length} files${model} -> ${options.out} (${bytes.length} bytes)`);
   return 0;
@@ -256,8 +256,7 @@ async function ask(argv) {
   }
   const reply = persona.answer(db, question, vector, state, threshold === null ? {} : { threshold });
   if (options.session) {
-    mkdirSync(dirname(options.session), { recursive: true });
-    writeFileSync(options.session, JSON.stringify({ persona: persona.id, state: reply.state }, null, 1) + '\n');
+    writeFileAtomic(options.session, JSON.stringify({ persona: persona.id, state: reply.state }, null, 1) + '\n');
   }
   const citations = reply.citations.map((c) => ({ n: c.n, id: c.id, title: c.title, source: c.source, language: c.language, score: Number(c.score.toFixed(6)) }));
   if (options.json) {
@@ -283,8 +282,7 @@ async function personaCommand(argv) {
   const core = await loadCore();
   const persona = compilePersona(core, positionals.map((f) => ({ name: basename(f), text: readText(f) })));
   core.persona(persona);  // the core validates it (fields, banned words in the persona's own phrases)
-  mkdirSync(dirname(options.out), { recursive: true });
-  writeFileSync(options.out, JSON.stringify(persona, null, 2) + '\n');
+  writeFileAtomic(options.out, JSON.stringify(persona, null, 2) + '\n');
   process.stdout.write(`persona '${persona.name}': ${persona.quotes.length} quotes, ${persona.analogies.length} analogies, ` +
     `${persona.qa.length} Q&A, ${persona.banned_words.en.length} banned words, ${persona.out_of_scope.length} out-of-scope rules -> ${options.out}\n`);
   return 0;
