@@ -17,6 +17,10 @@ namespace vesper {
 using chunking::Line;
 using chunking::LineKind;
 
+// Bytes a token may average before a span is counted whole (see Fits):
+// generous, since a SentencePiece piece rarely covers more than a word.
+constexpr size_t kWindowBytesPerToken = 16;
+
 namespace {
 
 enum class BlockKind { kParagraph, kList, kTable, kCode };
@@ -445,36 +449,48 @@ class DocumentChunker {
 
   size_t Tokens(size_t b, size_t e) const { return count_(Span(b, e)); }
 
-  // Greedy: the longest prefix that fits, cut at the given candidates; a piece
-  // with no candidate that fits goes down a level.
+  // Whether [b, e) fits in `budget` tokens, counting no more than needed: a
+  // token covers at least one byte, so a short span fits outright, and a
+  // long one that already overflows within its first bytes does not. Keeps
+  // splitting a megabyte-long line linear rather than quadratic.
+  bool Fits(size_t b, size_t e, size_t budget) const {
+    if (e - b <= budget) return true;
+    size_t window = b + budget * kWindowBytesPerToken;
+    while (window < e && (static_cast<unsigned char>(text_[window]) & 0xC0) == 0x80) ++window;  // a character boundary
+    if (window < e && Tokens(b, window) > budget) return false;
+    return Tokens(b, e) <= budget;
+  }
+
+  // Greedy: the longest prefix that fits, cut at the given candidates (found
+  // by bisection: fitting is monotone in the cut); a piece with no candidate
+  // that fits goes down a level.
   void SplitAt(size_t b, size_t e, int level, const std::vector<size_t>& cuts, size_t overlap, Spans& out) {
     size_t pos = b;
     while (pos < e) {
-      if (Tokens(pos, e) <= opt_.max_tokens || level > 3) {
+      if (level > 3 || Fits(pos, e, opt_.max_tokens)) {
         out.push_back({pos, e});
         return;
       }
       auto first = std::upper_bound(cuts.begin(), cuts.end(), pos);
-      auto best = cuts.end();
-      for (auto it = first; it != cuts.end() && *it < e; ++it) {
-        if (Tokens(pos, *it) > opt_.max_tokens) break;
-        best = it;
-      }
-      if (best == cuts.end()) {
-        size_t stop = (first != cuts.end() && *first < e) ? *first : e;
+      auto last = std::lower_bound(first, cuts.end(), e);
+      auto fits_from_pos = [&](size_t cut) { return Fits(pos, cut, opt_.max_tokens); };
+      // The first candidate that does not fit; the one before it is the best.
+      auto over = std::partition_point(first, last, fits_from_pos);
+      if (over == first) {
+        size_t stop = first != last ? *first : e;
         int finer = level + 1;
         SplitAt(pos, stop, finer, Cuts(pos, stop, finer), finer > 0 ? opt_.overlap_tokens : overlap, out);
         pos = stop;
         continue;
       }
+      auto best = std::prev(over);
       out.push_back({pos, *best});
       size_t next = *best;
       if (overlap > 0) {
         // Start the next piece a little earlier, at the earliest cut whose
         // tail still fits in the overlap budget.
-        for (auto it = first; it != best; ++it) {
-          if (Tokens(*it, *best) <= overlap) { next = *it; break; }
-        }
+        auto tail = std::partition_point(first, best, [&](size_t cut) { return !Fits(cut, *best, overlap); });
+        if (tail != best) next = *tail;
       }
       pos = next;
     }
