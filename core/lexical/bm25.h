@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "core/index/top_k.h"
@@ -51,6 +52,7 @@ class Bm25Index {
   mutable std::vector<float> acc_;       // per-label accumulator, reused across queries
   mutable std::vector<uint32_t> touched_;
   mutable std::vector<QueryTerm> query_terms_;
+  mutable std::unordered_set<std::string> seen_terms_;  // per query, buckets kept
   mutable TopK top_;
 };
 

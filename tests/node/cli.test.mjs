@@ -37,6 +37,14 @@ test('search --json returns results above the threshold', async () => {
   assert.ok(nothing.nearMisses.length > 0, 'the nearest passages are listed when nothing is shown');
 });
 
+test('search refuses -k 0, -k -1 and -k 2.5 as usage errors', async () => {
+  for (const k of ['0', '-1', '2.5']) {
+    const r = await vesper(['search', join(tmp, 'kb.pack'), 'HydraNet', `-k=${k}`]);
+    assert.equal(r.code, 2, k);
+    assert.match(r.stderr, /-k must be a positive whole number/);
+  }
+});
+
 test('a pack from one model is refused under another', async () => {
   const r = await vesper(['search', join(tmp, 'kb.pack'), 'cameras', '--model', 'tiny-gemma']);
   assert.equal(r.code, 1);

@@ -107,6 +107,9 @@ async function search(argv) {
   const [path, query] = positionals;
   if (!path || query === undefined) throw new UsageError('search needs FILE.pack and "query"');
   if (!query.trim()) throw new UsageError('the query is empty');
+  if (options.k !== undefined && !(Number.isInteger(options.k) && options.k > 0)) {
+    throw new UsageError(`-k must be a positive whole number, got ${options.k}`);
+  }
   const { db, embedder, threshold } = await openPack(path, options);
   let vector = null;
   if (embedder && options.mode !== 'lexical') {
