@@ -109,3 +109,17 @@ test('output files are replaced whole: a write killed midway leaves the old file
   assert.ok(existsSync(target));
   assert.deepEqual(readFileSync(target), now);
 });
+
+test('a manifest naming a file outside its folder is refused, not read', async () => {
+  const { mkdirSync, readFileSync } = await import('node:fs');
+  const dir = join(tmp, 'evil-model');
+  mkdirSync(dir, { recursive: true });
+  const manifest = JSON.parse(readFileSync(join(root, 'models/test/static-tiny/manifest.json'), 'utf8'));
+  (await import('node:fs')).copyFileSync(join(root, 'models/test/tokenizer.model'), join(dir, 'tokenizer.model'));
+  manifest.tokenizer.file = 'tokenizer.model';
+  manifest.static.file = '../../../../../../etc/passwd';
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
+  const r = await vesper(['embed', '--model', dir, 'hello']);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /names a file outside its folder: \.\.\/\.\.\//);
+});

@@ -3,7 +3,7 @@
 // or by a directory holding manifest.json.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { createEmbedder } from '../../web/engine/embedder.mjs';
 import { repoRoot } from './core.mjs';
 
@@ -45,7 +45,14 @@ export function resolveModel(spec) {
 }
 
 function requireFile(dir, manifest, path) {
-  const full = join(dir, path);
+  // A manifest names files inside its own folder, or beside it among its
+  // sibling models (the test models share one tokenizer): "../../etc/passwd"
+  // or an absolute path is refused, never read.
+  const full = resolve(dir, String(path));
+  const rel = relative(dirname(resolve(dir)), full);
+  if (!path || rel.startsWith('..') || isAbsolute(rel)) {
+    throw Object.assign(new Error(`model ${manifest.id ?? dir} names a file outside its folder: ${path}`), { code: 'invalid_argument' });
+  }
   if (!existsSync(full)) {
     const hint = manifest.variants && Object.values(manifest.variants).some((v) => v.files.some((f) => f.url))
       ? `: download it with 'tools/vesper fetch-model ${manifest.id}'`
