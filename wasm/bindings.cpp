@@ -289,7 +289,7 @@ class JsCollection {
     o.set("label", r.label);
     o.set("score", r.score);
     o.set("fused", r.fused);
-    if (r.vector_score >= -1.f && c_.has_vectors()) o.set("vectorScore", r.vector_score);
+    if (r.vector_score > -1.f && c_.has_vectors()) o.set("vectorScore", r.vector_score);  // -1: not scored (lexical mode)
     o.set("lexicalScore", r.lexical_score);
     o.set("vectorRank", r.vector_rank);
     o.set("lexicalRank", r.lexical_rank);

@@ -455,10 +455,14 @@ class DocumentChunker {
   // splitting a megabyte-long line linear rather than quadratic.
   bool Fits(size_t b, size_t e, size_t budget) const {
     if (e - b <= budget) return true;
-    size_t window = b + budget * kWindowBytesPerToken;
-    while (window < e && (static_cast<unsigned char>(text_[window]) & 0xC0) == 0x80) ++window;  // a character boundary
-    if (window < e && Tokens(b, window) > budget) return false;
-    return Tokens(b, e) <= budget;
+    // Count a window that doubles until it overflows or covers the span, so
+    // even text of very long tokens is counted a bounded number of times.
+    for (size_t bytes = budget * kWindowBytesPerToken;; bytes *= 2) {
+      size_t end = bytes >= e - b ? e : b + bytes;
+      while (end < e && (static_cast<unsigned char>(text_[end]) & 0xC0) == 0x80) ++end;  // a character boundary
+      if (Tokens(b, end) > budget) return false;
+      if (end == e) return true;
+    }
   }
 
   // Greedy: the longest prefix that fits, cut at the given candidates (found

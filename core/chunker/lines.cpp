@@ -63,7 +63,8 @@ size_t InlineHeadingEnd(std::string_view s, size_t title_begin) {
     bool colon = so_far.find(':') != std::string_view::npos || so_far.find("\xEF\xBC\x9A") != std::string_view::npos;
     // CJK followed by more CJK after a space: the body has begun ("表达DNA 角色扮演时...").
     bool cjk_body = HasCjk(so_far) && static_cast<unsigned char>(next[0]) >= 0xE3;
-    bool label_open = so_far.back() == ':' || (so_far.size() >= 3 && so_far.substr(so_far.size() - 3) == "\xEF\xBC\x9A");
+    bool label_open = (!so_far.empty() && so_far.back() == ':') ||
+                      (so_far.size() >= 3 && so_far.substr(so_far.size() - 3) == "\xEF\xBC\x9A");
     if (!label_open && (cjk_body || (!colon && !HasAsciiLetter(so_far)))) return p;
     if (++words > 12 || so_far.size() > 90) return p;
   }

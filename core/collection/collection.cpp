@@ -145,6 +145,10 @@ std::vector<SearchResult> Collection::Search(std::string_view query_text, const 
     throw Error(ErrorCode::kInvalidArgument, "empty query");
   }
   std::vector<SearchResult> results;
+  if (evidence) {
+    *evidence = QueryEvidence{};
+    evidence->has_vectors = use_vectors;
+  }
   if (opt.k == 0 || live_ == 0) return results;
   // Fusion needs more candidates than it returns.
   size_t pool = mode == SearchMode::kHybrid ? std::max<size_t>(opt.k * 4, 32) : opt.k;
@@ -156,6 +160,9 @@ std::vector<SearchResult> Collection::Search(std::string_view query_text, const 
       mode == SearchMode::kHybrid || evidence ? DetectLanguage(query_text) : std::string();
   const float* q = nullptr;
   if (use_vectors) {
+    for (size_t d = 0; d < query_dims; ++d) {
+      if (!std::isfinite(query_vector[d])) throw Error(ErrorCode::kInvalidArgument, "query vector has a non-finite value");
+    }
     query_.assign(query_vector, query_vector + query_dims);
     if (Normalize(query_.data(), query_.size()) <= 0.f) throw Error(ErrorCode::kInvalidArgument, "query vector is all zeros");
     q = query_.data();

@@ -17,7 +17,9 @@
 
 namespace vesper {
 
-constexpr uint32_t kPackVersion = 2;  // 2: HNSW labels stored as u64 on every platform
+// 2: HNSW labels stored as u64 on every platform; 3: a chunk's flag byte may
+// also mark it meta (Chunk::meta), so version-2 readers refuse it by version.
+constexpr uint32_t kPackVersion = 3;
 
 Bytes SavePack(const std::vector<const Collection*>& collections);
 

@@ -314,6 +314,7 @@ Answer AnswerQuestion(const Persona& persona, const Collection& collection, std:
   QueryOptions qo;
   qo.k = opt.k;
   qo.min_score = opt.threshold;
+  qo.exclude_meta = true;  // meta text is never quoted as an answer
   qo.mode = query_vector && collection.has_vectors() ? SearchMode::kHybrid : SearchMode::kLexical;
   const bool lexical = qo.mode == SearchMode::kLexical;
   QueryResponse found = Query(collection, q, lexical ? nullptr : query_vector, lexical ? 0 : query_dims, qo);

@@ -70,6 +70,7 @@ Answerability Answerability::FromJson(std::string_view text) {
   Answerability a;
   // A plain bar derived from a manifest's threshold says "calibrated": false,
   // so that a bar the user gives replaces it (see Query).
+  if (j.contains("calibrated") && !j["calibrated"].is_boolean()) Bad("'calibrated' must be true or false");
   a.calibrated = j.value("calibrated", true);
   if (j.contains("floor")) a.floor = Finite(j["floor"], "floor");
   if (j.contains("lexical_cut")) a.lexical_cut = Finite(j["lexical_cut"], "lexical_cut");

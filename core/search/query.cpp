@@ -20,6 +20,13 @@ QueryResponse Query(const Collection& collection, std::string_view text, const f
   so.threshold = vectors ? -1.f : 0.f;
   QueryResponse r;
   r.results = collection.Search(text, vectors ? query_vector : nullptr, vectors ? query_dims : 0, so, &r.evidence);
+  if (vectors && opt.mode == SearchMode::kVector) {
+    // The calibration weighs lexical and piece-matching evidence too: gather
+    // it as hybrid search would, whatever ranking the user asked for.
+    SearchOptions evidence_only = so;
+    evidence_only.mode = SearchMode::kHybrid;
+    collection.Search(text, query_vector, query_dims, evidence_only, &r.evidence);
+  }
   const Answerability& a = collection.answerability();
   // Without a calibration the user's bar is the whole decision, as before calibrations existed.
   r.decision = !a.calibrated && opt.min_score >= 0.f ? Decide(Answerability::Uncalibrated(opt.min_score), r.evidence)
@@ -29,7 +36,8 @@ QueryResponse Query(const Collection& collection, std::string_view text, const f
   size_t shown = 0;
   for (const SearchResult& s : r.results) {
     float similarity = vectors ? s.vector_score : s.lexical_score;
-    bool show = shown < opt.k && r.decision.answerable && similarity >= r.min_score && (vectors || s.lexical_score > 0.f);
+    bool show = shown < opt.k && r.decision.answerable && similarity >= r.min_score && (vectors || s.lexical_score > 0.f) &&
+                !(opt.exclude_meta && collection.chunk(s.label).meta);
     shown += show;
     r.shown.push_back(show);
   }

@@ -18,6 +18,8 @@ struct QueryOptions {
   // Negative: the calibration's floor.
   float min_score = -1.f;
   bool exact = false;
+  // Meta passages are neither shown nor counted against k (the persona).
+  bool exclude_meta = false;
 };
 
 struct QueryResponse {

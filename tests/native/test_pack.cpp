@@ -233,7 +233,7 @@ TEST_CASE("packs of version 1 load, whichever build wrote their HNSW graph", "[p
   auto loaded = LoadPack(wasm_v1.data(), wasm_v1.size());
   REQUIRE(loaded.size() == 2);
   CHECK(loaded[0].uses_hnsw());
-  CHECK(Save(loaded) == v2);  // and saving writes version 2
+  CHECK(Save(loaded) == v2);  // and saving writes the current version
   Bytes native_v1 = v2;  // native builds wrote version 2's bytes already
   native_v1[8] = 1;
   uint32_t count;

@@ -167,3 +167,28 @@ TEST_CASE("piece matching: each query piece's best cosine in the passage, weight
   CHECK(m.VocabularyCoverage({0, 2}, known, {1, 2}) == Approx(1.f));  // 0 is known through 1
   CHECK(m.VocabularyCoverage({0}, known, {2}) == Approx(0.f));
 }
+
+TEST_CASE("Query: meta passages can be kept out of what is shown; bad query vectors are refused", "[query]") {
+  Collection c = Notes();
+  c.set_answerability(Answerability::Uncalibrated(-1.f));  // everything is answerable
+  QueryOptions o;
+  o.k = 4;
+  o.exclude_meta = true;
+  QueryResponse r = Ask(c, "How do cameras compare?", o);
+  REQUIRE(r.decision.answerable);
+  CHECK(r.shown_count() == 3);  // the meta chunk is neither shown nor counted
+  for (size_t i = 0; i < r.results.size(); ++i) {
+    if (c.chunk(r.results[i].label).meta) CHECK_FALSE(r.shown[i]);
+  }
+  std::vector<float> nan(kDims, 0.f);
+  nan[0] = std::nanf("");
+  CHECK_THROWS_AS(Query(c, "cameras", nan.data(), nan.size()), Error);
+  // An empty collection still reports what kind of evidence it had.
+  Collection empty("empty", test::FakeModel(kDims));
+  auto v = test::FakeEmbed("cameras", kDims);
+  QueryResponse none = Query(empty, "cameras", v.data(), v.size());
+  CHECK(none.results.empty());
+  CHECK(none.evidence.has_vectors);
+  CHECK_FALSE(Answerability::FromJson(R"({"calibrated": false, "languages": {"*": {"bias": 0, "weights": {}}}})").calibrated);
+  CHECK_THROWS_AS(Answerability::FromJson(R"({"calibrated": 0, "languages": {"*": {"bias": 0, "weights": {}}}})"), Error);
+}

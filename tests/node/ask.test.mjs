@@ -87,3 +87,18 @@ test('ask refuses bad input clearly', async () => {
   assert.equal(r.code, 1);
   assert.match(r.stderr, /persona: version: must be 1/);
 });
+
+test('search decides the same in vector mode as in hybrid: the calibration gets its evidence either way', async () => {
+  const q = 'Why did Tesla bet on cameras instead of LiDAR?';
+  for (const mode of ['hybrid', 'vector']) {
+    const r = await vesper(['search', pack, q, '--mode', mode, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    assert.equal(out.answerable, true, mode);
+    assert.ok(out.results.length > 0, mode);
+  }
+  const off = JSON.parse((await vesper(['search', pack, 'How do I bake sourdough bread at home?', '--mode', 'vector', '--json'])).stdout);
+  assert.equal(off.answerable, false);
+  assert.deepEqual(off.results, []);
+  assert.ok(off.nearMisses.length > 0);
+});

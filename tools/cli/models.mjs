@@ -3,7 +3,7 @@
 // or by a directory holding manifest.json.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { createEmbedder } from '../../web/engine/embedder.mjs';
 import { repoRoot } from './core.mjs';
 
@@ -45,12 +45,17 @@ export function resolveModel(spec) {
 }
 
 function requireFile(dir, manifest, path) {
-  // A manifest names files inside its own folder, or beside it among its
-  // sibling models (the test models share one tokenizer): "../../etc/passwd"
-  // or an absolute path is refused, never read.
+  // A manifest names files inside its own folder; a model in one of the
+  // model folders may also use its siblings' (the test models share one
+  // tokenizer). "../../etc/passwd" or an absolute path is refused, never read.
   const full = resolve(dir, String(path));
-  const rel = relative(dirname(resolve(dir)), full);
-  if (!path || rel.startsWith('..') || isAbsolute(rel)) {
+  const inside = (root) => {
+    const rel = relative(root, full);
+    return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+  };
+  const parent = dirname(resolve(dir));
+  const roots = [resolve(dir), ...(modelSearchPath().map((p) => resolve(p)).includes(parent) ? [parent] : [])];
+  if (!path || !roots.some(inside)) {
     throw Object.assign(new Error(`model ${manifest.id ?? dir} names a file outside its folder: ${path}`), { code: 'invalid_argument' });
   }
   if (!existsSync(full)) {

@@ -2,6 +2,7 @@
 // knowledge base with progress, searches with a live threshold, and draws
 // the query's tokens and embedding next to the best match.
 import { createEngine } from '../vesper-engine.mjs';
+import { metaHeadingsOf } from '../engine/kb.mjs';
 import { drawComparison } from './embedding-view.mjs';
 import { friendlyStorageError, storage } from './storage.mjs';
 
@@ -11,7 +12,7 @@ const NEAR_MISSES = 5;
 // The best passages a reader is shown, in ranked order, among those that
 // reach the slider (the search fetches more, so the slider only re-filters).
 const SHOWN_RESULTS = 5;
-const state = { ready: false, engine: null, last: null, meta: new Map(), storing: null, thresholdTouched: false, conversation: {} };
+const state = { ready: false, metaHeadings: [], engine: null, last: null, meta: new Map(), storing: null, thresholdTouched: false, conversation: {} };
 
 function setStatus(text, fraction = null) {
   $('status-text').textContent = text;
@@ -114,6 +115,7 @@ async function store() {
   bar.value = 0;
   try {
     const db = await state.engine.store(name, [{ source: `${name}.txt`, text }], {
+      metaHeadings: state.metaHeadings,
       signal: controller.signal,
       onProgress: ({ done, total }) => {
         bar.value = done / total;
@@ -146,6 +148,7 @@ async function importPack(file) {
     const problem = unsaved.find(Boolean);
     if (problem) report(problem, true);
     else report(`Imported ${names.join(', ')} from ${file.name}.`);
+    search();  // a query typed before there was any database runs now
   } catch (err) {
     status.textContent = `Could not import ${file.name}: ${err.message}`;
     status.classList.add('error');
@@ -193,7 +196,8 @@ function renderResults() {
   const r = state.last;
   if (!r) return;
   const threshold = Number($('threshold').value);
-  const shown = (r.answerable ? r.ranked.filter((x) => x.shown && x.score >= threshold) : []).slice(0, SHOWN_RESULTS);
+  // The core decided whether the query is answerable; the slider then picks what to show.
+  const shown = (r.answerable ? r.ranked.filter((x) => x.score >= threshold) : []).slice(0, SHOWN_RESULTS);
   for (const x of shown) list.append(resultItem(x, r, false));
   if (!shown.length) {
     const hint = document.createElement('li');
@@ -225,8 +229,9 @@ async function search() {
   }
   const ticket = ++pending;
   try {
-    // Everything above 0, so moving the slider only re-filters.
-    const r = await state.engine.search(db, text, { k: 20, threshold: 0, mode: $('hybrid').checked ? 'hybrid' : 'vector' });
+    // The core decides with the database's own bar; 20 ranked passages come
+    // back, so moving the slider only re-filters them.
+    const r = await state.engine.search(db, text, { k: 20, mode: $('hybrid').checked ? 'hybrid' : 'vector' });
     if (ticket !== pending) return;
     state.last = { ...r, db, queryText: text };
     if (!state.thresholdTouched) setThreshold(state.engine.defaultThreshold(db));
@@ -346,7 +351,10 @@ async function main() {
   search();
   if (config.persona) {
     try {
-      const persona = e.loadPersona(await (await fetch(config.persona)).text());
+      const personaText = await (await fetch(config.persona)).text();
+      const persona = e.loadPersona(personaText);
+      // The sections the persona calls meta text are marked in what is stored here too.
+      state.metaHeadings = metaHeadingsOf(JSON.parse(personaText));
       $('persona-line').textContent = `${persona.name} answers in the first person, composing from the passages it cites; it says when it does not know.`;
     } catch (err) {
       $('chat-send').disabled = true;
