@@ -14,9 +14,9 @@ after(async () => {
   server?.close();
 });
 
-test('<vesper-search> loads a pack and answers as the user types', { timeout: 120_000 }, async () => {
-  const page = await browser.newPage();
-  const errors = watchConsole(page);
+// The example page with its element ready; `results` is a promise of the
+// next search's result count (wrapped, so that awaiting this does not wait for it).
+async function openExample(page) {
   await page.goto(urlOf(server, '/example/'));
   await page.evaluate(() => new Promise((resolve) => {
     const el = document.querySelector('vesper-search');
@@ -25,6 +25,13 @@ test('<vesper-search> loads a pack and answers as the user types', { timeout: 12
   }));
   const results = page.evaluate(() => new Promise((resolve) =>
     document.querySelector('vesper-search').addEventListener('vesper-results', (e) => resolve(e.detail.results.length), { once: true })));
+  return { results };
+}
+
+test('<vesper-search> loads a pack and answers as the user types', { timeout: 120_000 }, async () => {
+  const page = await browser.newPage();
+  const errors = watchConsole(page);
+  const { results } = await openExample(page);
   await page.locator('vesper-search input').fill('micrograd backpropagation');
   assert.ok((await results) > 0);
   const items = await page.locator('vesper-search li').allTextContents();
@@ -37,14 +44,7 @@ test('<vesper-search> loads a pack and answers as the user types', { timeout: 12
 test('<vesper-search> says when nothing answers and lists the nearest passages greyed', { timeout: 120_000 }, async () => {
   const page = await browser.newPage();
   const errors = watchConsole(page);
-  await page.goto(urlOf(server, '/example/'));
-  await page.evaluate(() => new Promise((resolve) => {
-    const el = document.querySelector('vesper-search');
-    if (!el.shadowRoot.querySelector('input').disabled) resolve();
-    el.addEventListener('vesper-ready', resolve, { once: true });
-  }));
-  const results = page.evaluate(() => new Promise((resolve) =>
-    document.querySelector('vesper-search').addEventListener('vesper-results', (e) => resolve(e.detail.results.length), { once: true })));
+  const { results } = await openExample(page);
   await page.locator('vesper-search input').fill('How do I bake sourdough bread at home?');
   assert.equal(await results, 0);
   assert.match(await page.locator('vesper-search .status').textContent(), /Nothing here seems to answer that/);
