@@ -20,8 +20,3 @@ export function userView({ db }, question, vector) {
   const rs = db.search(question, vector, { k: 20, threshold: 0, mode: 'hybrid' });
   return { shown: rs.filter((r) => r.score >= manifest.threshold) };
 }
-
-// The model's calibration, as the engine and the CLI apply it.
-export function applyCalibration(db) {
-  if (db.setAnswerability && manifest.answerability) db.setAnswerability(manifest.answerability);
-}

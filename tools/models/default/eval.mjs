@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadCore, repoRoot } from '../../cli/core.mjs';
 import { nodeEmbedder, resolveModel } from '../../cli/models.mjs';
+import { addChunks, chunkDocuments } from '../../../web/engine/kb.mjs';
 
 const { values: opt } = parseArgs({
   options: {
@@ -69,12 +70,14 @@ async function main() {
   const { manifest } = resolveModel(opt.model);
   const dir = join(repoRoot, 'web/kb/karpathy');
   const files = readdirSync(dir).filter((f) => f.endsWith('.txt')).sort();
-  const chunks = files.flatMap((f) => core.chunk(f, readFileSync(join(dir, f), 'utf8'), {}, embedder.tokenizer));
+  // The model's own evaluation: plain chunks and the summed-vector cosine,
+  // through the same pipeline as the CLI (no meta marks, no calibration).
+  const docs = files.map((f) => ({ source: f, text: readFileSync(join(dir, f), 'utf8') }));
+  const chunks = chunkDocuments(core, docs, { tokenizer: embedder.tokenizer });
   const lexical = core.collection('eval-lexical', null);
   lexical.add(chunks);
   const db = core.collection('eval', embedder.info);
-  const docs = await embedder.embed(chunks.map((c) => c.text), { kind: 'document', titles: chunks.map((c) => c.title.join(' > ')) });
-  db.add(chunks, docs.vectors);
+  await addChunks(db, chunks, embedder, { batch: 64, yieldEvery: false });
   const byId = new Map(db.chunks().map((c) => [c.id, c]));
 
   const queries = readQueries();
