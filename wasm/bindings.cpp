@@ -9,6 +9,7 @@
 #include <emscripten/bind.h>
 #include <emscripten/val.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "core/chunker/chunker.h"
@@ -19,10 +20,12 @@
 #include "core/index/dot.h"
 #include "core/persona/answer.h"
 #include "core/persona/persona.h"
+#include "core/persona/sentences.h"
 #include "core/search/query.h"
 #include "core/text/language.h"
 #include "core/tokenizer/tokenizer.h"
 #include "core/util/error.h"
+#include "core/util/utf8.h"
 
 using emscripten::val;
 using namespace vesper;
@@ -97,6 +100,23 @@ bool Bool(const val& o, const char* key, bool fallback) {
   if (o.isUndefined() || o.isNull()) return fallback;
   val v = o[key];
   return v.isUndefined() || v.isNull() ? fallback : v.as<bool>();
+}
+
+// A list of strings from a JS value that may come from a saved file: anything
+// else is an error naming the field, never a trap.
+std::vector<std::string> Strings(const val& o, const char* key, size_t max_items) {
+  std::vector<std::string> out;
+  if (o.isUndefined() || o.isNull()) return out;
+  val v = o[key];
+  if (v.isUndefined() || v.isNull()) return out;
+  if (!v.isArray()) throw Error(ErrorCode::kInvalidArgument, std::string(key) + " must be a list of strings");
+  const size_t n = v["length"].as<size_t>();
+  if (n > max_items) throw Error(ErrorCode::kInvalidArgument, std::string(key) + " holds too many items");
+  for (size_t i = 0; i < n; ++i) {
+    if (!v[i].isString()) throw Error(ErrorCode::kInvalidArgument, std::string(key) + " must hold strings");
+    out.push_back(v[i].as<std::string>());
+  }
+  return out;
 }
 
 SearchMode ParseMode(const std::string& mode) {
@@ -534,12 +554,78 @@ void JsCollection::EnablePieceMatch(const JsTokenizer& tokenizer, const JsStatic
 
 
 std::string DetectLanguage_(const std::string& text) { return DetectLanguage(text); }
+
+// A passage as the persona reads it: its units, each with what it is and
+// whether an answer may quote it (core/persona/sentences.h).
+val Sentences_(const std::string& text) {
+  return Guard([&] {
+    utf8::Require(text, "text");
+    val out = val::array();
+    size_t i = 0;
+    for (const Sentence& s : SplitSentences(text)) {
+      val o = val::object();
+      o.set("text", s.text);
+      o.set("quotable", s.quotable());
+      o.set("listItem", s.list_item);
+      o.set("leadIn", s.lead_in);
+      o.set("question", s.question);
+      o.set("heading", s.heading);
+      o.set("row", s.row);
+      o.set("context", s.context);
+      out.set(i++, o);
+    }
+    return out;
+  });
+}
 std::string KernelName() { return DotKernelName(); }
 
 }  // namespace
 
 
 // ---- persona ----
+
+// Overrides of the unit weights (core/persona/answer.h), for tuning on the
+// development set; absent fields keep their defaults.
+void ReadWeights(const val& w, UnitWeights& k) {
+  if (w.isUndefined() || w.isNull()) return;
+  k.shared = Num(w, "shared", k.shared);
+  k.similarity = Num(w, "similarity", k.similarity);
+  k.type = Num(w, "type", k.type);
+  k.rank = Num(w, "rank", k.rank);
+  k.position = Num(w, "position", k.position);
+  k.passage = Num(w, "passage", k.passage);
+  k.title = Num(w, "title", k.title);
+  k.other_language = Num(w, "otherLanguage", k.other_language);
+  k.min_shared = static_cast<float>(Num(w, "minShared", k.min_shared));
+  k.min_similarity = static_cast<float>(Num(w, "minSimilarity", k.min_similarity));
+  k.second_ratio = Num(w, "secondRatio", k.second_ratio);
+}
+
+// The conversation's state as the page keeps it and the CLI saves it (--session).
+constexpr size_t kMaxStateItems = 256;
+
+ConversationState StateFromJs(const val& state) {
+  ConversationState st;
+  st.disclaimer_shown = Bool(state, "disclaimerShown", false);
+  st.in_role = Bool(state, "inRole", true);
+  st.turns = static_cast<uint32_t>(std::clamp(Num(state, "turns", 0), 0.0, 1e9));
+  if (!state.isUndefined() && !state.isNull() && state["topic"].isString()) st.topic = state["topic"].as<std::string>();
+  utf8::Require(st.topic, "state.topic");
+  st.passages = Strings(state, "passages", kMaxStateItems);
+  st.said = Strings(state, "said", kMaxStateItems);
+  return st;
+}
+
+val StateToJs(const ConversationState& st) {
+  val next = val::object();
+  next.set("disclaimerShown", st.disclaimer_shown);
+  next.set("inRole", st.in_role);
+  next.set("turns", st.turns);
+  next.set("topic", st.topic);
+  next.set("passages", ArrayOf(st.passages));
+  next.set("said", ArrayOf(st.said));
+  return next;
+}
 
 class JsPersona {
  public:
@@ -555,13 +641,12 @@ class JsPersona {
   val AnswerStaged(const JsCollection& db, const std::string& question, size_t query_dims, val state, val options) const {
     return Guard([&] {
       if (query_dims > g_floats.size()) throw Error(ErrorCode::kInvalidArgument, "staged query vector missing");
-      ConversationState st;
-      st.disclaimer_shown = Bool(state, "disclaimerShown", false);
-      st.in_role = Bool(state, "inRole", true);
-      st.turns = static_cast<uint32_t>(Num(state, "turns", 0));
+      ConversationState st = StateFromJs(state);
       AnswerOptions o;
       o.threshold = static_cast<float>(Num(options, "threshold", o.threshold));
       o.k = static_cast<size_t>(Num(options, "k", o.k));
+      ReadWeights(options.isUndefined() || options.isNull() ? val::undefined() : options["weights"], o.weights);
+      o.explain = Bool(options, "explain", false);
       Answer a = AnswerQuestion(p_, db.collection(), question, query_dims ? g_floats.data() : nullptr, query_dims, st, o);
       val out = val::object();
       out.set("answer", a.text);
@@ -584,11 +669,22 @@ class JsPersona {
         cites.set(i, o);
       }
       out.set("citations", cites);
-      val next = val::object();
-      next.set("disclaimerShown", st.disclaimer_shown);
-      next.set("inRole", st.in_role);
-      next.set("turns", st.turns);
-      out.set("state", next);
+      if (o.explain) {
+        val weighed = val::array();
+        for (size_t i = 0; i < a.weighed.size(); ++i) {
+          const WeighedUnit& u = a.weighed[i];
+          val x = val::object();
+          x.set("id", u.id);
+          x.set("text", u.text);
+          x.set("score", u.score);
+          x.set("shared", u.shared);
+          x.set("similarity", u.similarity);
+          x.set("chosen", u.chosen);
+          weighed.set(i, x);
+        }
+        out.set("weighed", weighed);
+      }
+      out.set("state", StateToJs(st));
       return out;
     });
   }
@@ -611,6 +707,7 @@ EMSCRIPTEN_BINDINGS(vesper) {
   function("loadPackStaged", &LoadPackStaged);
   function("inspectPackStaged", &InspectPackStaged);
   function("detectLanguage", &DetectLanguage_);
+  function("sentences", &Sentences_);
   function("dotKernel", &KernelName);
   constant("packVersion", kPackVersion);
 

@@ -49,6 +49,11 @@ class Core {
     return this.m.detectLanguage(text);
   }
 
+  // A passage's units as the persona reads them: [{ text, quotable, listItem, leadIn, question, heading, row, context }].
+  sentences(text) {
+    return this.m.sentences(text);
+  }
+
   // model: { id, dims, queryTemplate, documentTemplate, tokenizerFingerprint } or null.
   collection(name, model = null, options = {}) {
     return new Collection(this, this.m.Collection.create(name, model, options));

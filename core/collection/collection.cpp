@@ -233,6 +233,15 @@ void Collection::EnablePieceMatch(std::shared_ptr<const PieceMatcher> matcher, s
   for (uint32_t label = 0; label < chunks_.size(); ++label) IndexPieces(label);
 }
 
+float Collection::PieceSimilarity(std::string_view query, std::string_view text) const {
+  if (!matcher_) return -1.f;
+  std::vector<int32_t> ids;
+  tokenizer_->EncodeIds(query, ids);
+  const std::vector<int32_t> q = matcher_->Distinct(ids.data(), ids.size());
+  tokenizer_->EncodeIds(text, ids);
+  return matcher_->Score(q, matcher_->Distinct(ids.data(), ids.size()));
+}
+
 // A chunk's pieces as the model saw its document text: title trail, then text.
 void Collection::IndexPieces(uint32_t label) {
   if (!matcher_) return;

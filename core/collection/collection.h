@@ -104,6 +104,13 @@ class Collection {
   // model's; chunks added later are tokenised as they come.
   void EnablePieceMatch(std::shared_ptr<const PieceMatcher> matcher, std::shared_ptr<const Tokenizer> tokenizer);
   bool piece_match() const { return matcher_ != nullptr; }
+  // Token-level similarity of two texts through the model's pieces (what
+  // hybrid reranks by), for choosing sentences within passages; -1 when
+  // piece matching is not enabled.
+  float PieceSimilarity(std::string_view query, std::string_view text) const;
+  // How rare a word (a SplitWords() key) is among the collection's passages,
+  // in [0, 1] (Bm25Index::Rarity).
+  float TermRarity(const std::string& term) const { return bm25_.Rarity(term); }
 
   // How this collection decides whether a query is answerable: the model's
   // calibration (set by the client from the manifest), else a cosine bar.

@@ -106,6 +106,14 @@ void Bm25Index::Search(std::string_view query, size_t k, std::vector<Hit>& out) 
   top_.TakeSorted(out);
 }
 
+float Bm25Index::Rarity(const std::string& term) const {
+  const float most = Idf(0);
+  if (most <= 0.f) return 1.f;
+  auto it = term_ids_.find(term);
+  const size_t df = it == term_ids_.end() ? 0 : df_[it->second];
+  return std::clamp(Idf(df) / most, 0.f, 1.f);
+}
+
 float Bm25Index::Score(std::string_view query, uint32_t label) const {
   if (label >= alive_.size() || !alive_[label]) return 0.f;
   float max_score;

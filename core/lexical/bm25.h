@@ -27,6 +27,10 @@ class Bm25Index {
   void Search(std::string_view query, size_t k, std::vector<Hit>& out) const;
   // The normalised score of one document, for explaining a hybrid result.
   float Score(std::string_view query, uint32_t label) const;
+  // How rare a term (a SplitWords() key) is in the index, in [0, 1]: its idf
+  // over the most any term can have. A word no document holds is 1; one that
+  // every document holds is near 0. What sharing the word says about a match.
+  float Rarity(const std::string& term) const;
 
  private:
   struct Posting {

@@ -1,17 +1,15 @@
 #include "core/persona/answer.h"
 
-#include "core/search/query.h"
-
 #include <algorithm>
-#include <cmath>
 #include <set>
-#include <unordered_set>
 
-#include "core/persona/sentences.h"
+#include "core/persona/commands.h"
+#include "core/persona/compose.h"
+#include "core/persona/evidence.h"
+#include "core/persona/followup.h"
 #include "core/persona/text_match.h"
-#include "core/persona/voice.h"
+#include "core/search/query.h"
 #include "core/text/language.h"
-#include "core/text/words.h"
 #include "core/util/error.h"
 #include "core/util/utf8.h"
 
@@ -39,56 +37,14 @@ std::string AnswerLanguage(std::string_view question) {
 
 namespace {
 
-// Words too common to say what a question is about.
-const std::unordered_set<std::string>& Stopwords() {
-  static const std::unordered_set<std::string> kWords = {
-      "the", "and", "for", "what", "why", "how", "does", "did", "his", "her", "him", "are", "was", "with", "that",
-      "this", "from", "about", "which", "who", "when", "where", "you", "your", "can", "should", "would", "into",
-      "there", "their", "they", "them", "have", "has", "had", "not", "but", "its", "our", "out", "use", "used",
-      "que", "por", "para", "com", "uma", "um", "dos", "das", "ele", "ela", "como", "qual", "quais", "sobre",
-      "isso", "esse", "essa", "este", "esta", "nao", "mais", "seu", "sua", "pelo", "pela", "nos", "nas", "ser",
-      "karpathy", "andrej"};
-  return kWords;
-}
-
-std::vector<std::string> ContentTerms(std::string_view text) {
-  std::vector<std::string> out;
-  std::set<std::string> seen;
-  SplitWords(text, [&](WordSpan&& w) {
-    bool cjk = static_cast<unsigned char>(w.term[0]) >= 0xE0;
-    if (!cjk && (w.term.size() < 3 || Stopwords().count(w.term))) return;
-    if (seen.insert(w.term).second) out.push_back(w.term);
-  });
-  return out;
-}
-
-size_t Overlap(const std::vector<std::string>& query_terms, std::string_view text) {
-  std::vector<std::string> terms = ContentTerms(text);
-  std::unordered_set<std::string> have(terms.begin(), terms.end());
-  size_t n = 0;
-  for (const std::string& t : query_terms) n += have.count(t);
-  return n;
-}
-
-bool HasCue(const std::string& folded, std::initializer_list<const char*> cues) {
-  for (const char* c : cues) {
-    if (ContainsWord(folded, c)) return true;
-  }
-  return false;
-}
-
-bool IsExample(const std::string& s) {
-  std::string f = FoldText(s);
-  return HasCue(f, {"for example", "e.g.", "example", "such as", "for instance", "por exemplo", "exemplo", "como por",
-                    "\xE4\xBE\x8B\xE5\xA6\x82", "\xE6\xAF\x94\xE5\xA6\x82", "\xE6\xA1\x88\xE4\xBE\x8B"});  // 例如 比如 案例
-}
-
-bool IsLimitation(const std::string& s) {
-  std::string f = FoldText(s);
-  return HasCue(f, {"however", "but", "limitation", "limitations", "fails", "fail", "counterpoint", "cannot", "weak",
-                    "porem", "mas", "limitacao", "limitacoes", "falha", "contraponto", "nao consegue",
-                    "\xE5\xB1\x80\xE9\x99\x90", "\xE4\xBD\x86\xE6\x98\xAF", "\xE4\xB8\x8D\xE8\xBF\x87", "\xE5\xA4\xB1\xE8\xB4\xA5"});  // 局限 但是 不过 失败
-}
+// A passage this small (in quotable units and bytes) that answers is given whole.
+constexpr size_t kCompactUnits = 4;
+constexpr size_t kCompactBytes = 520;
+constexpr size_t kListReach = 2;           // list items this close to the best one come with it
+constexpr size_t kPoolPassages = 4;        // passages whose sentences compete
+constexpr size_t kTopicPassages = 4;       // passages a topic keeps for follow-ups
+constexpr size_t kMaxSaid = 64;            // units a conversation remembers as said
+constexpr size_t kMaxQuoteOverlap = 2;     // question words a persona quote must share
 
 std::string Replace(std::string s, const std::string& key, const std::string& value) {
   for (size_t at = s.find(key); at != std::string::npos; at = s.find(key, at + value.size())) s.replace(at, key.size(), value);
@@ -106,342 +62,494 @@ std::string LanguageName(const std::string& of, const std::string& in) {
   return of;
 }
 
-bool MatchesPhrase(const std::string& key, const ListByLanguage& phrases, std::string* language) {
-  for (auto& [lang, list] : phrases) {
-    for (const std::string& p : list) {
-      if (!p.empty() && key == CommandKey(p)) {
-        *language = lang;
-        return true;
+std::string Trimmed(std::string_view question) {
+  utf8::Require(question, "question");
+  const size_t b = question.find_first_not_of(" \n\t\r");
+  if (b == std::string_view::npos) throw Error(ErrorCode::kInvalidArgument, "the question is empty");
+  const size_t e = question.find_last_not_of(" \n\t\r");
+  return std::string(question.substr(b, e - b + 1));
+}
+
+
+// One turn of the conversation: the stages an answer goes through.
+class Turn {
+ public:
+  Turn(const Persona& persona, const Collection& collection, ConversationState& state, const AnswerOptions& opt,
+       std::string question)
+      : persona_(persona), db_(collection), state_(state), opt_(opt), q_(std::move(question)) {
+    a_.language = AnswerLanguage(q_);
+  }
+
+  Answer Run(const float* query_vector, size_t query_dims) {
+    std::string lang;
+    switch (ParseRoleCommand(persona_, q_, &lang)) {
+      case RoleCommand::kExit: return RoleChange(false, lang);
+      case RoleCommand::kReenter: return RoleChange(true, lang);
+      case RoleCommand::kNone: break;
+    }
+    ++state_.turns;
+    a_.in_role = state_.in_role;
+    const FollowUp follow = ParseFollowUp(q_);
+    if (state_.in_role && Declined()) return Finish();
+    const bool topic = !state_.passages.empty();
+    if (follow != FollowUp::kNone && topic) {
+      Continue(follow);
+      return Finish();
+    }
+    // "Is there any downside to that?": a question of its own, asked about the topic.
+    const bool about_topic = topic && RefersBack(q_);
+    if (!(state_.in_role && !about_topic && FromPersonaQa())) FromPassages(query_vector, query_dims, about_topic);
+    return Finish();
+  }
+
+ private:
+  const VoicePhrases& ph() const { return persona_.phrases(a_.language); }
+  bool Relevant(const Unit& u) const {
+    return u.shared >= opt_.weights.min_shared || u.similarity >= opt_.weights.min_similarity;
+  }
+
+  Answer RoleChange(bool in_role, const std::string& lang) {
+    a_.language = lang;
+    state_.in_role = in_role;
+    a_.in_role = in_role;
+    a_.kind = in_role ? AnswerKind::kReentered : AnswerKind::kExited;
+    a_.text = in_role ? Replace(ph().reentered, "{name}", persona_.name()) : ph().exited;
+    return std::move(a_);
+  }
+
+  void Forget() {
+    state_.topic.clear();
+    state_.passages.clear();
+    state_.said.clear();
+  }
+
+  // Out of scope: declined in character, before looking anything up.
+  bool Declined() {
+    const std::string folded = FoldText(q_);
+    for (const OutOfScopeRule& rule : persona_.out_of_scope()) {
+      for (auto& [lang, patterns] : rule.patterns) {
+        for (const std::string& p : patterns) {
+          if (!ContainsWord(folded, p)) continue;
+          auto reason = rule.reason.find(a_.language);
+          if (reason == rule.reason.end()) reason = rule.reason.find("en");
+          std::string topics;
+          for (size_t i = 0; i < persona_.topics().size() && i < 4; ++i) {
+            if (i) topics += a_.language == "zh" ? "\xE3\x80\x81" : ", ";  // 、
+            topics += persona_.topics()[i];
+          }
+          a_.kind = AnswerKind::kDeclined;
+          blocks_.push_back(Replace(Replace(ph().decline, "{reason}", reason == rule.reason.end() ? rule.id : reason->second),
+                                    "{topics}", topics));
+          Forget();
+          return true;
+        }
       }
+    }
+    return false;
+  }
+
+  void DontKnow() {
+    a_.kind = AnswerKind::kDontKnow;
+    blocks_.push_back(state_.in_role ? ph().dont_know : ph().neutral_dont_know);
+    Forget();
+  }
+
+  bool FromPersonaQa();
+  void FromPassages(const float* query_vector, size_t query_dims, bool about_topic);
+  std::vector<uint32_t> TopicPool() const;
+  std::vector<uint32_t> SectionNeighbours(uint32_t label) const;
+  void Continue(FollowUp follow);
+  void Score(std::vector<Unit>& units, const QuestionTerms& terms, QuestionType type) const;
+  std::vector<const Unit*> Select(const std::vector<Unit>& units, QuestionType type) const;
+  void Frame(AnswerWriter& w, const std::vector<const Unit*>& main, const std::vector<Unit>& units, QuestionType type);
+  void AddQuote(AnswerWriter& w, const QuestionTerms& terms);
+  void Remember(const AnswerWriter& w, const std::vector<uint32_t>& pool, bool fresh);
+  void NoteLanguages(bool same_language_found);
+  void Explain(const std::vector<Unit>& units, const std::vector<const Unit*>& chosen);
+  Answer Finish();
+
+  const Persona& persona_;
+  const Collection& db_;
+  ConversationState& state_;
+  const AnswerOptions& opt_;
+  const std::string q_;
+  Answer a_;
+  std::vector<std::string> blocks_;
+};
+
+// A question the persona's own Q&A answers: its answer, cited where the knowledge base holds it.
+bool Turn::FromPersonaQa() {
+  const QuestionTerms terms = TermsOf(q_, db_);
+  constexpr float kMinQaMatch = 0.7f;  // of the Q&A question's own weight that the question holds
+  for (const PersonaQa& qa : persona_.qa()) {
+    if (!qa.language.empty() && qa.language != a_.language) continue;
+    const QuestionTerms theirs = TermsOf(qa.question, db_);
+    if (theirs.words.size() < 2 || terms.words.size() < 2) continue;
+    if (SharedEvidence(theirs, q_) < kMinQaMatch || SharedEvidence(terms, qa.question) < kMinQaMatch) continue;
+    SearchOptions lex;
+    lex.k = 3;
+    lex.threshold = 0.f;
+    lex.mode = SearchMode::kLexical;
+    const std::string probe = qa.answer.substr(0, std::min<size_t>(qa.answer.size(), 40));
+    for (const SearchResult& r : db_.Search(qa.answer.substr(0, 300), nullptr, 0, lex)) {
+      std::string flat = db_.chunk(r.label).text;
+      std::replace(flat.begin(), flat.end(), '\n', ' ');
+      if (flat.find(probe) == std::string::npos) continue;
+      std::vector<Unit> units = UnitsOf(persona_, db_, r.label, 0, {});
+      if (units.empty()) continue;
+      if (units.size() > opt_.max_sentences) units.resize(opt_.max_sentences);
+      AnswerWriter w(persona_, db_, true);
+      std::vector<const Unit*> all;
+      for (const Unit& u : units) all.push_back(&u);
+      w.Quote(all, "");
+      for (std::string& b : w.blocks()) blocks_.push_back(std::move(b));
+      a_.kind = AnswerKind::kAnswer;
+      a_.citations = w.TakeCitations();
+      Remember(w, {r.label}, true);
+      state_.topic = q_;
+      return true;
     }
   }
   return false;
 }
 
-// A role command said politely ("OK, you can stop role-playing now, please",
-// "好的，不用扮演了吧"): the phrase itself once the persona's courtesies are
-// taken off either end. Only whole phrases match, so a question that
-// mentions the words ("为什么退出 Tesla？") stays a question.
-bool MatchesCommand(const std::string& key, const ListByLanguage& phrases, const Persona& persona, std::string* language,
-                    int depth = 0) {
-  constexpr int kMaxCourtesies = 4;  // "ok" + "you can" + ... + "please": a handful at most
-  if (MatchesPhrase(key, phrases, language)) return true;
-  if (depth == kMaxCourtesies) return false;
-  // Every way of taking one courtesy off either end ("okay" is not "ok" + "ay").
-  for (const ListByLanguage* side : {&persona.command_leads(), &persona.command_tails()}) {
-    const bool lead = side == &persona.command_leads();
-    for (auto& [lang, list] : *side) {
-      for (const std::string& w : list) {
-        std::string c = CommandKey(w);
-        if (c.empty() || c.size() >= key.size()) continue;
-        bool at = lead ? key.compare(0, c.size(), c) == 0 : key.compare(key.size() - c.size(), c.size(), c) == 0;
-        if (!at) continue;
-        std::string rest = lead ? key.substr(c.size()) : key.substr(0, key.size() - c.size());
-        if (MatchesCommand(rest, phrases, persona, language, depth + 1)) return true;
+void Turn::Score(std::vector<Unit>& units, const QuestionTerms& terms, QuestionType type) const {
+  for (Unit& u : units) {
+    u.shared = SharedEvidence(terms, u.sentence.text);
+    u.similarity = db_.PieceSimilarity(q_, u.sentence.text);
+    const UnitWeights& k = opt_.weights;
+    u.score = k.shared * u.shared + k.passage * u.strength + k.title * u.title_shared + k.similarity * std::max(0.f, u.similarity) + k.type * TypeFit(type, u.sentence.text) +
+              k.rank / (1.0 + u.rank) + k.position / (1.0 + u.sentence.index) - (u.other_language ? k.other_language : 0.0);
+  }
+}
+
+// The units that answer: the best one, what reads on from it in its passage,
+// and a strong unit of another passage; or a compact passage whole.
+std::vector<const Unit*> Turn::Select(const std::vector<Unit>& units, QuestionType type) const {
+  const Unit* best = nullptr;
+  for (const Unit& u : units) {
+    if (Relevant(u) && (!best || u.score > best->score)) best = &u;
+  }
+  if (!best) {  // the decision says answerable; the best-scored unit leads
+    for (const Unit& u : units) {
+      if (!best || u.score > best->score) best = &u;
+    }
+  }
+  std::vector<const Unit*> same;  // the best unit's passage, in reading order
+  size_t bytes = 0;
+  for (const Unit& u : units) {
+    if (u.section == best->section) same.push_back(&u), bytes += u.sentence.text.size();
+  }
+  const bool explains = type == QuestionType::kWhatIs || type == QuestionType::kHow || type == QuestionType::kWhy ||
+                        type == QuestionType::kOpinion;
+  if (same.size() > 1 && same.size() <= kCompactUnits && bytes <= kCompactBytes && explains) return same;
+
+  const size_t room = opt_.max_sentences > 1 ? opt_.max_sentences - 1 : 1;  // one left for an example or a limitation
+  std::vector<const Unit*> out = {best};
+  auto taken = [&](const Unit* u) { return std::find(out.begin(), out.end(), u) != out.end(); };
+  // A list answers whole: the best item's neighbours in its list come with it.
+  if (best->sentence.list_item) {
+    for (const Unit* u : same) {
+      const bool sibling = u->sentence.list_item && u->sentence.context == best->sentence.context &&
+                           u->sentence.index + kListReach >= best->sentence.index && u->sentence.index <= best->sentence.index + kListReach;
+      if (sibling && !taken(u) && out.size() < room) out.push_back(u);
+    }
+  }
+  // The runner-up, wherever it is, when it answers too: a second passage often holds the other half.
+  const Unit* second = nullptr;
+  for (const Unit& u : units) {
+    if (&u == best || taken(&u) || !Relevant(u) || u.score < opt_.weights.second_ratio * best->score) continue;
+    if (!second || u.score > second->score) second = &u;
+  }
+  if (second && out.size() < room) out.push_back(second);
+  // Then what else the best unit's section says about the question.
+  std::vector<const Unit*> rest;
+  for (const Unit* u : same) {
+    if (!taken(u) && u->score >= opt_.weights.second_ratio * best->score) rest.push_back(u);
+  }
+  std::stable_sort(rest.begin(), rest.end(), [](const Unit* x, const Unit* y) { return x->score > y->score; });
+  for (const Unit* u : rest) {
+    if (out.size() >= room) break;
+    out.push_back(u);
+  }
+  // Reading order: the best unit's passage first, each passage's units as written.
+  std::stable_sort(out.begin(), out.end(), [&](const Unit* x, const Unit* y) {
+    if (x->section != y->section) return x->section == best->section;
+    if (x->label != y->label) return x->label < y->label;
+    return x->sentence.index < y->sentence.index;
+  });
+  return out;
+}
+
+// The persona's structure where the evidence has its parts: a framing for
+// questions that ask for a view or an explanation, a real example, a real
+// limitation. Facts are stated plainly.
+void Turn::Frame(AnswerWriter& w, const std::vector<const Unit*>& main, const std::vector<Unit>& units, QuestionType type) {
+  const bool in_role = state_.in_role;
+  const bool explains = type == QuestionType::kWhy || type == QuestionType::kHow || type == QuestionType::kOpinion;
+  std::string frame = !in_role ? ph().neutral_intro : explains ? ph().intuition : "";
+  w.Quote(main, frame);
+  size_t budget = opt_.max_sentences > main.size() ? opt_.max_sentences - main.size() : 0;
+  auto unused = [&](const Unit& u) { return std::find(main.begin(), main.end(), &u) == main.end(); };
+  if (budget > 0) {
+    for (const Unit& u : units) {
+      if (unused(u) && Relevant(u) && HasExampleCue(u.sentence.text)) {
+        w.Quote({&u}, in_role ? ph().example : "");
+        --budget;
+        break;
       }
     }
   }
-  return false;
+  if (budget > 0) {
+    for (const Unit& u : units) {
+      if (unused(u) && u.shared >= opt_.weights.min_shared && StartsWithLimitation(u.sentence.text) &&
+          w.said().end() == std::find(w.said().begin(), w.said().end(), u.key)) {
+        w.Quote({&u}, in_role ? ph().limitation : "");
+        break;
+      }
+    }
+  }
 }
 
-// The passage that holds `text` verbatim (line breaks aside): where a quote or
-// a Q&A answer of the persona's is cited. Found lexically, confirmed by its start.
-const SearchResult* FindPassageHolding(const Collection& collection, const std::string& text,
-                                       std::vector<SearchResult>& hits) {
+// A quote of the persona's that shares the question's subject, cited where it appears.
+void Turn::AddQuote(AnswerWriter& w, const QuestionTerms& terms) {
+  const PersonaQuote* pick = nullptr;
+  size_t best = kMaxQuoteOverlap - 1;
+  for (const PersonaQuote& quote : persona_.quotes()) {
+    const std::string folded = FoldText(quote.text);
+    size_t shared = 0;
+    for (size_t i = 0; i < terms.words.size(); ++i) shared += terms.weights[i] >= opt_.weights.min_shared && ContainsWord(folded, terms.words[i]);
+    if (shared > best && !persona_.UsesBannedWord(quote.text)) best = shared, pick = &quote;
+  }
+  if (!pick) return;
   SearchOptions lex;
   lex.k = 3;
   lex.threshold = 0.f;
   lex.mode = SearchMode::kLexical;
-  const std::string probe = text.substr(0, std::min<size_t>(text.size(), 40));
-  hits = collection.Search(text.substr(0, 300), nullptr, 0, lex);
-  for (const SearchResult& r : hits) {
-    std::string flat = collection.chunk(r.label).text;
+  const std::string probe = pick->text.substr(0, std::min<size_t>(pick->text.size(), 40));
+  for (const SearchResult& r : db_.Search(pick->text.substr(0, 300), nullptr, 0, lex)) {
+    std::string flat = db_.chunk(r.label).text;
     std::replace(flat.begin(), flat.end(), '\n', ' ');
-    if (flat.find(probe) != std::string::npos) return &r;
+    if (flat.find(probe) == std::string::npos) continue;
+    const size_t n = w.Cite(r.label, r.score);
+    w.Say(ph().quote + "\xE2\x80\x9C" + pick->text + "\xE2\x80\x9D" + (pick->source.empty() ? "" : " (" + pick->source + ")") +
+          " [" + std::to_string(n) + "]");
+    return;
   }
-  return nullptr;
 }
 
-struct Candidate {
-  std::string text;
-  size_t passage;   // index into the chosen passages
-  size_t position;  // within its passage
-  double score;
-};
-
-class Composer {
- public:
-  Composer(const Persona& persona, const Collection& collection, bool in_role)
-      : persona_(persona), collection_(collection), in_role_(in_role) {}
-
-  // Cites a passage (once) and returns its 1-based marker.
-  size_t Cite(uint32_t label, float score) {
-    for (size_t i = 0; i < citations_.size(); ++i) {
-      if (citations_[i].label == label) return i + 1;
+void Turn::FromPassages(const float* query_vector, size_t query_dims, bool about_topic) {
+  QueryOptions qo;
+  qo.k = opt_.k;
+  qo.min_score = opt_.threshold;
+  qo.exclude_meta = true;  // meta text is never quoted as an answer
+  qo.mode = query_vector && db_.has_vectors() ? SearchMode::kHybrid : SearchMode::kLexical;
+  const bool lexical = qo.mode == SearchMode::kLexical;
+  // A question about the topic is looked up with the topic's words too.
+  const std::string lookup = about_topic ? q_ + "\n" + state_.topic : q_;
+  QueryResponse found = Query(db_, lookup, lexical ? nullptr : query_vector, lexical ? 0 : query_dims, qo);
+  std::vector<SearchResult> hits;
+  for (size_t i = 0; i < found.results.size(); ++i) {
+    if (found.shown[i] && !db_.chunk(found.results[i].label).meta) hits.push_back(found.results[i]);
+  }
+  if (hits.empty()) return DontKnow();
+  // Passages in the question's language first when they rank among the best.
+  bool same_language = false;
+  for (const SearchResult& r : hits) same_language |= db_.chunk(r.label).language == a_.language;
+  // The topic's passages first for a question about it, then the best hits.
+  std::vector<uint32_t> pool = about_topic ? TopicPool() : std::vector<uint32_t>();
+  std::vector<float> scores(pool.size(), 0.f), strengths(pool.size(), 1.f);
+  const float top = std::max(hits[0].fused, 1e-6f);
+  for (size_t i = 0, n = 0; i < hits.size() && n < kPoolPassages; ++i) {
+    if (std::find(pool.begin(), pool.end(), hits[i].label) != pool.end()) continue;
+    pool.push_back(hits[i].label), scores.push_back(hits[i].score), ++n;
+    strengths.push_back(std::clamp(hits[i].fused / top, 0.f, 1.f));
+  }
+  // The best passage's section may run on in the chunks beside it.
+  for (uint32_t near : SectionNeighbours(hits[0].label)) {
+    if (std::find(pool.begin(), pool.end(), near) != pool.end()) continue;
+    pool.push_back(near), scores.push_back(hits[0].score), strengths.push_back(1.f);
+  }
+  const QuestionTerms terms = TermsOf(q_, db_);
+  const QuestionType type = ClassifyQuestion(q_);
+  static const std::vector<std::string> kNothingSaid;
+  std::vector<Unit> units;
+  for (size_t i = 0; i < pool.size(); ++i) {
+    // Neighbours of the best passage rank with it.
+    const size_t rank = i < pool.size() && strengths[i] == 1.f && scores[i] == hits[0].score ? 0 : i;
+    std::vector<Unit> more = UnitsOf(persona_, db_, pool[i], rank, about_topic ? state_.said : kNothingSaid);
+    const bool other = db_.chunk(pool[i]).language != a_.language;
+    const std::vector<std::string>& title = db_.chunk(pool[i]).title;
+    const float title_shared = title.empty() ? 0.f : SharedEvidence(terms, title.back());
+    for (Unit& u : more) {
+      u.other_language = other && same_language;
+      u.passage_score = scores[i];
+      u.strength = strengths[i];
+      u.title_shared = title_shared;
     }
-    const Chunk& c = collection_.chunk(label);
-    citations_.push_back({label, c.id, c.title, c.source, c.language, score});
-    return citations_.size();
+    units.insert(units.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
   }
-  std::vector<Citation> TakeCitations() { return std::move(citations_); }
+  // The same sentence in two passages (a document and its copy) is one unit.
+  std::set<std::string> seen;
+  units.erase(std::remove_if(units.begin(), units.end(), [&](const Unit& u) { return !seen.insert(FoldText(u.own_text())).second; }),
+              units.end());
+  if (units.empty()) return DontKnow();
+  Score(units, terms, type);
+  AnswerWriter w(persona_, db_, state_.in_role);
+  const std::vector<const Unit*> chosen = Select(units, type);
+  if (opt_.explain) Explain(units, chosen);
+  Frame(w, chosen, units, type);
+  if (state_.in_role) AddQuote(w, terms);
+  const bool explains = type == QuestionType::kHow || type == QuestionType::kWhatIs;
+  if (state_.in_role && explains && !ph().closings.empty()) w.Say(ph().closings[state_.turns % ph().closings.size()]);
+  for (std::string& b : w.blocks()) blocks_.push_back(std::move(b));
+  a_.kind = AnswerKind::kAnswer;
+  a_.citations = w.citations();
+  Remember(w, pool, !about_topic);
+  if (!about_topic) state_.topic = q_;
+  NoteLanguages(same_language);
+}
 
-  std::string Voice(const std::string& sentence, const std::string& passage_language) const {
-    if (!in_role_) return sentence;
-    return ToFirstPerson(sentence, passage_language, persona_.self_names());
+// A follow-up continues the topic from its passages and their neighbours in
+// the same section: the reason for "why?", an example for "example?", the
+// next unsaid sentences for "and then?".
+void Turn::Continue(FollowUp follow) {
+  const std::vector<uint32_t> pool = TopicPool();
+  const QuestionTerms terms = TermsOf(state_.topic, db_);
+  std::vector<Unit> units;
+  for (size_t i = 0; i < pool.size(); ++i) {
+    std::vector<Unit> more = UnitsOf(persona_, db_, pool[i], i, state_.said);
+    units.insert(units.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
   }
+  if (units.empty()) {
+    a_.kind = AnswerKind::kDontKnow;
+    blocks_.push_back(ph().nothing_more.empty() ? ph().dont_know : ph().nothing_more);
+    return;
+  }
+  for (Unit& u : units) {
+    u.shared = SharedEvidence(terms, u.sentence.text);
+    const bool cue = follow == FollowUp::kWhy ? HasReasonCue(u.sentence.text)
+                     : follow == FollowUp::kExample ? HasExampleCue(u.sentence.text) : false;
+    // Reading order: passages in the topic's order, units within them.
+    u.score = (cue ? 1.0 : 0.0) + 0.3 * u.shared + 1.0 / (1.0 + u.rank + 0.1 * u.sentence.index);
+  }
+  std::vector<const Unit*> take;
+  const Unit* best = &*std::max_element(units.begin(), units.end(), [](const Unit& x, const Unit& y) { return x.score < y.score; });
+  take.push_back(best);
+  // "And then?" reads on: the unit after it in the same passage too.
+  if (follow == FollowUp::kMore) {
+    for (const Unit& u : units) {
+      if (u.label == best->label && u.sentence.index > best->sentence.index) {
+        take.push_back(&u);
+        break;
+      }
+    }
+  }
+  AnswerWriter w(persona_, db_, state_.in_role);
+  w.Quote(take, state_.in_role && follow == FollowUp::kExample ? ph().example : "");
+  for (std::string& b : w.blocks()) blocks_.push_back(std::move(b));
+  a_.kind = AnswerKind::kAnswer;
+  a_.citations = w.citations();
+  Remember(w, pool, false);
+}
 
- private:
-  const Persona& persona_;
-  const Collection& collection_;
-  bool in_role_;
-  std::vector<Citation> citations_;
-};
+// The chunks just before and after `label` in the same section of the same document.
+std::vector<uint32_t> Turn::SectionNeighbours(uint32_t label) const {
+  std::vector<uint32_t> out;
+  const Chunk& c = db_.chunk(label);
+  for (int64_t near : {static_cast<int64_t>(label) - 1, static_cast<int64_t>(label) + 1}) {
+    if (near < 0 || static_cast<size_t>(near) >= db_.slots() || !db_.alive(static_cast<uint32_t>(near))) continue;
+    const Chunk& n = db_.chunk(static_cast<uint32_t>(near));
+    if (!n.meta && n.source == c.source && n.title == c.title) out.push_back(static_cast<uint32_t>(near));
+  }
+  return out;
+}
+
+// The topic's passages, each followed by the next passage of its section.
+std::vector<uint32_t> Turn::TopicPool() const {
+  std::vector<uint32_t> pool;
+  auto add = [&](uint32_t label) {
+    if (std::find(pool.begin(), pool.end(), label) == pool.end()) pool.push_back(label);
+  };
+  for (const std::string& id : state_.passages) {
+    auto label = db_.Find(id);
+    if (!label || !db_.alive(*label)) continue;
+    add(*label);
+    const uint32_t next = *label + 1;
+    if (next < db_.slots() && db_.alive(next) && !db_.chunk(next).meta && db_.chunk(next).source == db_.chunk(*label).source &&
+        db_.chunk(next).title == db_.chunk(*label).title)
+      add(next);
+  }
+  return pool;
+}
+
+void Turn::Explain(const std::vector<Unit>& units, const std::vector<const Unit*>& chosen) {
+  for (const Unit& u : units) {
+    const bool picked = std::find(chosen.begin(), chosen.end(), &u) != chosen.end();
+    a_.weighed.push_back({db_.chunk(u.label).id, u.sentence.text, u.score, u.shared, u.similarity, picked});
+  }
+  std::stable_sort(a_.weighed.begin(), a_.weighed.end(), [](const WeighedUnit& x, const WeighedUnit& y) { return x.score > y.score; });
+}
+
+// What the next turn may continue from.
+void Turn::Remember(const AnswerWriter& w, const std::vector<uint32_t>& pool, bool fresh) {
+  if (fresh) Forget();
+  std::vector<std::string>& ps = state_.passages;
+  auto keep = [&](uint32_t label) {
+    const std::string& id = db_.chunk(label).id;
+    if (ps.size() < kTopicPassages && std::find(ps.begin(), ps.end(), id) == ps.end()) ps.push_back(id);
+  };
+  for (const Citation& c : w.citations()) keep(c.label);
+  for (uint32_t label : pool) keep(label);
+  for (const std::string& k : w.said()) state_.said.push_back(k);
+  if (state_.said.size() > kMaxSaid) state_.said.erase(state_.said.begin(), state_.said.end() - kMaxSaid);
+}
+
+// Say that the passages are in another language only when none in the
+// asker's language answered.
+void Turn::NoteLanguages(bool same_language_found) {
+  std::set<std::string> other;
+  for (const Citation& c : a_.citations) {
+    if (c.language == a_.language) return;
+    other.insert(c.language);
+  }
+  if (same_language_found || other.empty()) return;
+  std::string names, codes;
+  for (const std::string& l : other) {
+    names += (names.empty() ? "" : (a_.language == "zh" ? "\xE3\x80\x81" : ", ")) + LanguageName(l, a_.language);
+    codes += (codes.empty() ? "" : ",") + l;
+  }
+  a_.passage_languages = codes;
+  blocks_.push_back(Replace(ph().other_language, "{languages}", names));
+}
+
+Answer Turn::Finish() {
+  if (a_.in_role && !state_.disclaimer_shown) {
+    auto d = persona_.disclaimer().find(a_.language);
+    if (d == persona_.disclaimer().end()) d = persona_.disclaimer().find("en");
+    if (d != persona_.disclaimer().end()) {
+      blocks_.insert(blocks_.begin(), d->second);
+      a_.disclaimer = true;
+    }
+    state_.disclaimer_shown = true;
+  }
+  std::string text;
+  for (const std::string& b : blocks_) {
+    if (b.empty()) continue;
+    if (!text.empty()) text += "\n\n";
+    text += b;
+  }
+  a_.text = std::move(text);
+  return std::move(a_);
+}
 
 }  // namespace
 
 Answer AnswerQuestion(const Persona& persona, const Collection& collection, std::string_view question,
                       const float* query_vector, size_t query_dims, ConversationState& state,
                       const AnswerOptions& opt) {
-  utf8::Require(question, "question");
-  std::string q(question);
-  while (!q.empty() && (q.back() == ' ' || q.back() == '\n' || q.back() == '\t')) q.pop_back();
-  size_t lead = q.find_first_not_of(" \n\t");
-  if (lead == std::string::npos) throw Error(ErrorCode::kInvalidArgument, "the question is empty");
-  q.erase(0, lead);
-
-  Answer a;
-  a.language = AnswerLanguage(q);
-  const std::string key = CommandKey(q);
-
-  // Leaving and re-entering the role are commands, not questions.
-  std::string phrase_lang;
-  if (MatchesCommand(key, persona.exit_phrases(), persona, &phrase_lang)) {
-    a.language = phrase_lang;
-    state.in_role = false;
-    a.kind = AnswerKind::kExited;
-    a.in_role = false;
-    a.text = persona.phrases(a.language).exited;
-    return a;
-  }
-  if (MatchesCommand(key, persona.reenter_phrases(), persona, &phrase_lang)) {
-    a.language = phrase_lang;
-    state.in_role = true;
-    a.kind = AnswerKind::kReentered;
-    a.in_role = true;
-    a.text = Replace(persona.phrases(a.language).reentered, "{name}", persona.name());
-    return a;
-  }
-
-  ++state.turns;
-  a.in_role = state.in_role;
-  const VoicePhrases& ph = persona.phrases(a.language);
-  std::vector<std::string> blocks;
-  auto finish = [&](Answer& out) {
-    if (out.in_role && !state.disclaimer_shown) {
-      auto d = persona.disclaimer().find(out.language);
-      if (d == persona.disclaimer().end()) d = persona.disclaimer().find("en");
-      if (d != persona.disclaimer().end()) {
-        blocks.insert(blocks.begin(), d->second);
-        out.disclaimer = true;
-      }
-      state.disclaimer_shown = true;
-    }
-    std::string text;
-    for (const std::string& b : blocks) {
-      if (b.empty()) continue;
-      if (!text.empty()) text += "\n\n";
-      text += b;
-    }
-    out.text = std::move(text);
-    return out;
-  };
-
-  // Out of scope: declined in character, before looking anything up.
-  if (state.in_role) {
-    const std::string folded = FoldText(q);
-    for (const OutOfScopeRule& rule : persona.out_of_scope()) {
-      for (auto& [lang, patterns] : rule.patterns) {
-        for (const std::string& p : patterns) {
-          if (!ContainsWord(folded, p)) continue;
-          auto reason = rule.reason.find(a.language);
-          if (reason == rule.reason.end()) reason = rule.reason.find("en");
-          std::string topics;
-          for (size_t i = 0; i < persona.topics().size() && i < 4; ++i) {
-            if (i) topics += a.language == "zh" ? "\xE3\x80\x81" : ", ";  // 、
-            topics += persona.topics()[i];
-          }
-          a.kind = AnswerKind::kDeclined;
-          blocks.push_back(Replace(Replace(ph.decline, "{reason}", reason == rule.reason.end() ? rule.id : reason->second),
-                                   "{topics}", topics));
-          return finish(a);
-        }
-      }
-    }
-  }
-
-  // A question the persona's own Q&A answers: its answer, cited where the knowledge base holds it.
-  const std::vector<std::string> qterms = ContentTerms(q);
-  if (state.in_role) {
-    for (const PersonaQa& qa : persona.qa()) {
-      if (!qa.language.empty() && qa.language != a.language) continue;
-      const size_t wanted = ContentTerms(qa.question).size();
-      const size_t shared = Overlap(qterms, qa.question);
-      if (wanted < 2 || shared < 2 || shared * 10 < wanted * 7) continue;
-      std::vector<SearchResult> hits;
-      const SearchResult* held = FindPassageHolding(collection, qa.answer, hits);
-      if (!held) continue;
-      Composer composer(persona, collection, true);
-      const size_t n = composer.Cite(held->label, held->score);
-      const std::string mark = " [" + std::to_string(n) + "]";
-      std::vector<std::string> said;
-      for (const Sentence& sentence : SplitSentences(qa.answer)) {
-        if (!persona.UsesBannedWord(sentence.text)) said.push_back(sentence.text);
-        if (said.size() == opt.max_sentences) break;
-      }
-      if (said.empty()) continue;
-      std::string body = said[0] + mark;
-      for (size_t i = 1; i < said.size() && i < 3; ++i) body += " " + said[i] + mark;
-      blocks.push_back(body);
-      if (said.size() > 3) blocks.push_back(said[3] + mark);
-      blocks.push_back(ph.next_steps);
-      a.kind = AnswerKind::kAnswer;
-      a.citations = composer.TakeCitations();
-      return finish(a);
-    }
-  }
-
-  // Retrieve, and decide once whether the knowledge base can answer, as search does.
-  QueryOptions qo;
-  qo.k = opt.k;
-  qo.min_score = opt.threshold;
-  qo.exclude_meta = true;  // meta text is never quoted as an answer
-  qo.mode = query_vector && collection.has_vectors() ? SearchMode::kHybrid : SearchMode::kLexical;
-  const bool lexical = qo.mode == SearchMode::kLexical;
-  QueryResponse found = Query(collection, q, lexical ? nullptr : query_vector, lexical ? 0 : query_dims, qo);
-  // Meta text (example questions, usage notes) is never quoted as an answer.
-  std::vector<SearchResult> hits;
-  for (size_t i = 0; i < found.results.size(); ++i) {
-    if (found.shown[i] && !collection.chunk(found.results[i].label).meta) hits.push_back(found.results[i]);
-  }
-  auto strength = [&](const SearchResult& r) { return lexical ? r.lexical_score : r.vector_score; };
-  float best = 0.f;
-  for (const SearchResult& r : hits) best = std::max(best, strength(r));
-  // Prefer passages in the question's language when they are nearly as good.
-  std::vector<SearchResult> same, chosen;
-  for (const SearchResult& r : hits) {
-    if (collection.chunk(r.label).language == a.language && strength(r) >= best - opt.language_margin) same.push_back(r);
-  }
-  chosen = same.empty() ? hits : same;
-  if (chosen.size() > opt.max_passages) chosen.resize(opt.max_passages);
-
-  if (chosen.empty()) {
-    a.kind = AnswerKind::kDontKnow;
-    blocks.push_back(state.in_role ? ph.dont_know : ph.neutral_dont_know);
-    return finish(a);
-  }
-
-  // Sentences of the chosen passages, scored by what they share with the question.
-  std::vector<Candidate> cands;
-  for (size_t p = 0; p < chosen.size(); ++p) {
-    const Chunk& c = collection.chunk(chosen[p].label);
-    for (Sentence& s : SplitSentences(c.text)) {
-      if (persona.UsesBannedWord(s.text)) continue;  // the persona does not say these, even quoting itself
-      if (s.text.back() == ':' || s.text.size() < 40) continue;  // lead-ins to a list or a diagram say nothing alone
-      double overlap = static_cast<double>(Overlap(qterms, s.text));
-      double score = overlap / std::sqrt(1.0 + qterms.size()) + 0.6 / (1.0 + p) + 0.25 / (1.0 + s.index);
-      cands.push_back({std::move(s.text), p, s.index, score});
-    }
-  }
-  std::stable_sort(cands.begin(), cands.end(), [](const Candidate& x, const Candidate& y) { return x.score > y.score; });
-
-  Composer composer(persona, collection, state.in_role);
-  std::vector<bool> used(cands.size(), false);
-  size_t budget = opt.max_sentences;
-  auto take = [&](auto&& pred) -> int {
-    for (size_t i = 0; i < cands.size(); ++i) {
-      if (!used[i] && pred(cands[i])) {
-        used[i] = true;
-        return static_cast<int>(i);
-      }
-    }
-    return -1;
-  };
-  auto cite = [&](const Candidate& c) {
-    const Chunk& chunk = collection.chunk(chosen[c.passage].label);
-    size_t n = composer.Cite(chosen[c.passage].label, chosen[c.passage].score);
-    return composer.Voice(c.text, chunk.language) + " [" + std::to_string(n) + "]";
-  };
-
-  std::string body;
-  int first = take([](const Candidate&) { return true; });
-  if (first >= 0) {
-    body = (state.in_role ? ph.intuition : ph.neutral_intro) + cite(cands[first]);
-    --budget;
-    // The mechanism: the next sentence of the same passage reads on naturally; else the next best.
-    const Candidate& f = cands[first];
-    int next = take([&](const Candidate& c) { return c.passage == f.passage && c.position == f.position + 1; });
-    if (next < 0) next = take([](const Candidate& c) { return c.score > 0.7; });
-    if (next >= 0 && budget > 0) {
-      body += " " + (state.in_role ? ph.mechanism : std::string()) + cite(cands[next]);
-      --budget;
-    }
-  } else {
-    size_t n = composer.Cite(chosen[0].label, chosen[0].score);
-    body = (state.in_role ? ph.intuition : ph.neutral_intro) + "[" + std::to_string(n) + "]";
-  }
-  blocks.push_back(body);
-  if (budget > 0) {
-    int ex = take([](const Candidate& c) { return IsExample(c.text); });
-    if (ex >= 0) {
-      blocks.push_back((state.in_role ? ph.example : std::string()) + cite(cands[ex]));
-      --budget;
-    }
-  }
-  if (budget > 0) {
-    int lim = take([](const Candidate& c) { return IsLimitation(c.text) && c.score > 0.5; });
-    if (lim >= 0) {
-      blocks.push_back((state.in_role ? ph.limitation : std::string()) + cite(cands[lim]));
-      --budget;
-    }
-  }
-
-  // A quote or analogy of the persona's that shares the question's subject, cited where it appears.
-  if (state.in_role) {
-    // It must share two of the question's own terms: a quote that merely mentions the company is not on topic.
-    size_t best_overlap = 1;
-    const PersonaQuote* pick = nullptr;
-    for (const PersonaQuote& quote : persona.quotes()) {
-      size_t o = Overlap(qterms, quote.text);
-      if (o > best_overlap && !persona.UsesBannedWord(quote.text)) {
-        best_overlap = o;
-        pick = &quote;
-      }
-    }
-    std::vector<SearchResult> hits;
-    if (const SearchResult* r = pick ? FindPassageHolding(collection, pick->text, hits) : nullptr) {
-      size_t n = composer.Cite(r->label, r->score);
-      blocks.push_back(ph.quote + "\xE2\x80\x9C" + pick->text + "\xE2\x80\x9D" +
-                       (pick->source.empty() ? "" : " (" + pick->source + ")") + " [" + std::to_string(n) + "]");
-    }
-    blocks.push_back(ph.next_steps);
-  }
-
-  a.kind = AnswerKind::kAnswer;
-  a.citations = composer.TakeCitations();
-  std::set<std::string> other;
-  for (const Citation& c : a.citations) {
-    if (c.language != a.language) other.insert(c.language);
-  }
-  if (same.empty() && !other.empty()) {
-    std::string names, codes;
-    for (const std::string& l : other) {
-      names += (names.empty() ? "" : (a.language == "zh" ? "\xE3\x80\x81" : ", ")) + LanguageName(l, a.language);
-      codes += (codes.empty() ? "" : ",") + l;
-    }
-    a.passage_languages = codes;
-    blocks.push_back(Replace(ph.other_language, "{languages}", names));
-  }
-  return finish(a);
+  Turn turn(persona, collection, state, opt, Trimmed(question));
+  return turn.Run(query_vector, query_dims);
 }
 
 }  // namespace vesper

@@ -20,6 +20,12 @@ struct ConversationState {
   bool disclaimer_shown = false;
   bool in_role = true;
   uint32_t turns = 0;
+  // The topic a follow-up ("why?", "e depois?", "能举个例子吗？") continues:
+  // the question, the passages it drew on (chunk ids, best first) and the
+  // units already quoted ("chunk-id:index"). A new question replaces it.
+  std::string topic;
+  std::vector<std::string> passages;
+  std::vector<std::string> said;
 };
 
 enum class AnswerKind { kAnswer, kDontKnow, kDeclined, kExited, kReentered };
@@ -34,6 +40,15 @@ struct Citation {
   float score = 0.f;
 };
 
+// A unit an answer weighed (AnswerOptions::explain): what it says, how it scored.
+struct WeighedUnit {
+  std::string id;  // the passage (chunk id)
+  std::string text;
+  double score = 0.0;
+  float shared = 0.f, similarity = -1.f;
+  bool chosen = false;
+};
+
 struct Answer {
   std::string text;
   std::string language;  // of the question, and so of the answer: "en", "pt", "zh"
@@ -42,7 +57,27 @@ struct Answer {
   bool disclaimer = false;        // this answer carries the one-time disclaimer
   std::string passage_languages;  // set when the passages came from other languages ("pt", "en,pt")
   std::vector<Citation> citations;
+  std::vector<WeighedUnit> weighed;  // with AnswerOptions::explain: every unit considered, best first
   bool declined() const { return kind == AnswerKind::kDeclined; }
+};
+
+// How the sentences (units) of the retrieved passages are scored against the
+// question; the defaults were chosen on the development half of
+// bench/persona/set-*.json (bench/persona/notes.md).
+struct UnitWeights {
+  double shared = 0.6;      // the share of the question's rare words the unit holds
+  double similarity = 0.8;  // the model's piece similarity (static models)
+  double type = 0.35;       // a year for "when", a reason for "why"
+  double rank = 0.15;       // the passage's place in the ranking
+  double passage = 0.5;     // the passage's ranking score over the best one's
+  double title = 0.3;       // the share of the question's rare words in the passage's own heading
+  double position = 0.05;   // earlier in its passage
+  double other_language = 0.0;  // held against a unit in another language, when the question's language answers too
+  // A unit shares real evidence with the question when it holds this share
+  // of its rare words, or the model finds it this similar.
+  float min_shared = 0.1f;
+  float min_similarity = 0.55f;
+  double second_ratio = 0.75;  // another unit joins the best one at this share of its score
 };
 
 struct AnswerOptions {
@@ -53,8 +88,9 @@ struct AnswerOptions {
   float threshold = -1.f;
   size_t k = 8;              // passages retrieved
   size_t max_passages = 3;   // passages an answer may draw on
-  size_t max_sentences = 4;  // sentences quoted from them
-  float language_margin = 0.05f;  // how much weaker a same-language passage may be and still win
+  size_t max_sentences = 4;  // sentences quoted from them (a compact passage is given whole)
+  UnitWeights weights;
+  bool explain = false;  // fill Answer::weighed
 };
 
 // query_vector: the question embedded with the collection's model (query

@@ -87,6 +87,16 @@ constexpr std::pair<const char*, std::string VoicePhrases::*> kPhraseFields[] = 
 VoicePhrases ParsePhrases(const json& o, const std::string& field) {
   VoicePhrases p;
   for (auto [name, member] : kPhraseFields) p.*member = Str(o, name, field);
+  p.closings.push_back(p.next_steps);
+  if (auto it = o.find("closings"); it != o.end()) {
+    if (!it->is_array()) Bad(field + ".closings", "must be a list of strings");
+    for (const json& c : *it) {
+      if (!c.is_string() || utf8::FindInvalid(c.get<std::string>()) != std::string::npos)
+        Bad(field + ".closings", "must hold strings (UTF-8)");
+      p.closings.push_back(c.get<std::string>());
+    }
+  }
+  p.nothing_more = Str(o, "nothing_more", field, /*required=*/false);
   return p;
 }
 
@@ -134,6 +144,25 @@ Persona Persona::FromJson(std::string_view text) {
   // Optional: courtesies around role commands (older persona files lack them).
   if (root.contains("command_leads")) p.command_leads_ = Lists(root, "command_leads", "persona");
   if (root.contains("command_tails")) p.command_tails_ = Lists(root, "command_tails", "persona");
+  if (auto rw = root.find("role_words"); rw != root.end()) {
+    if (!rw->is_object()) Bad("role_words", "must map languages to {exit, reenter, role, self}");
+    for (auto& [lang, o] : rw->items()) {
+      if (!o.is_object()) Bad("role_words." + lang, "must be an object");
+      RoleWords w;
+      for (auto [name, member] : {std::pair{"exit", &RoleWords::exit}, std::pair{"reenter", &RoleWords::reenter},
+                                  std::pair{"role", &RoleWords::role}, std::pair{"self", &RoleWords::self}}) {
+        const std::string field = "role_words." + lang + "." + name;
+        const json list = o.value(name, json::array());
+        if (!list.is_array()) Bad(field, "must be a list");
+        for (const json& s : list) {
+          if (!s.is_string() || s.get<std::string>().empty()) Bad(field, "must hold non-empty strings");
+          if (utf8::FindInvalid(s.get<std::string>()) != std::string::npos) Bad(field, "is not valid UTF-8");
+          (w.*member).push_back(FoldText(s.get<std::string>()));
+        }
+      }
+      p.role_words_[lang] = std::move(w);
+    }
+  }
   p.self_names_ = Array<std::string>(root, "self_names", [](const json& e, const std::string& f) {
     if (!e.is_string() || e.get<std::string>().empty()) Bad(f, "must be a non-empty string");
     return e.get<std::string>();
@@ -153,6 +182,10 @@ Persona Persona::FromJson(std::string_view text) {
       const std::string& s = ph.*member;
       if (p.UsesBannedWord(s)) Bad("phrases." + lang + "." + name, "\"" + s + "\" uses a word the persona never uses");
     }
+    for (const std::string& s : ph.closings) {
+      if (p.UsesBannedWord(s)) Bad("phrases." + lang + ".closings", "\"" + s + "\" uses a word the persona never uses");
+    }
+    if (p.UsesBannedWord(ph.nothing_more)) Bad("phrases." + lang + ".nothing_more", "uses a word the persona never uses");
   }
   for (auto& [lang, d] : p.disclaimer_) {
     if (p.UsesBannedWord(d)) Bad("disclaimer." + lang, "uses a word the persona never uses");

@@ -31,6 +31,13 @@ struct PersonaQa {
   std::string language;
 };
 
+// Words a role command said in other words is recognised by, per language
+// (core/persona/commands.h): leaving, returning, the role itself, and the
+// plain self a user asks to go back to ("normal", "yourself").
+struct RoleWords {
+  std::vector<std::string> exit, reenter, role, self;
+};
+
 struct OutOfScopeRule {
   std::string id;
   ByLanguage reason;          // said when declining
@@ -53,6 +60,11 @@ struct VoicePhrases {
   std::string reentered;         // back in the role
   std::string neutral_intro;     // out of role: "From the knowledge base: "
   std::string neutral_dont_know; // out of role, nothing found
+  // Optional: further closings, said in turn with next_steps after answers
+  // about how or what something is; and what to say when a follow-up finds
+  // nothing more on the topic (empty: dont_know).
+  std::vector<std::string> closings;
+  std::string nothing_more;
 };
 
 class Persona {
@@ -79,6 +91,7 @@ class Persona {
   // "好的，...吧"): leading and trailing, per language.
   const ListByLanguage& command_leads() const { return command_leads_; }
   const ListByLanguage& command_tails() const { return command_tails_; }
+  const std::map<std::string, RoleWords>& role_words() const { return role_words_; }
   // The persona's name and how passages refer to it ("Andrej Karpathy", "Karpathy"):
   // rewritten to the first person in the persona's voice.
   const std::vector<std::string>& self_names() const { return self_names_; }
@@ -100,6 +113,7 @@ class Persona {
   std::vector<std::string> topics_;
   std::vector<OutOfScopeRule> out_of_scope_;
   ListByLanguage exit_, reenter_, command_leads_, command_tails_;
+  std::map<std::string, RoleWords> role_words_;
   std::vector<std::string> self_names_;
   std::map<std::string, VoicePhrases> phrases_;
 };

@@ -48,12 +48,36 @@ bool LooksLikeCode(std::string_view line) {
 
 namespace {
 
-bool StartsListItem(std::string_view line) {
+constexpr size_t kMinUnitBytes = 24;        // shorter pieces are labels and stray fragments
+constexpr size_t kWrapWidth = 50;            // a line this long was hard-wrapped prose, continued below
+constexpr size_t kMaxHeadingWords = 12;      // a longer line without a full stop is prose, not a heading
+constexpr size_t kMaxHeadingBytes = 100;
+constexpr size_t kMaxWholeItemBytes = 420;   // a longer list item is quoted sentence by sentence
+constexpr size_t kMaxLabelBytes = 24;        // "Definition:" / "一句话：" before the text
+
+size_t ListMarkerLength(std::string_view line) {
   size_t k = 0;
   while (k < line.size() && line[k] >= '0' && line[k] <= '9') ++k;
-  if (k > 0 && k < line.size() && (line[k] == '.' || line[k] == ')')) return true;
-  return line.rfind("- ", 0) == 0 || line.rfind("* ", 0) == 0 || line.rfind("\xE2\x86\x92", 0) == 0 ||
-         line.rfind("\xE2\x80\xA2", 0) == 0;
+  if (k > 0 && k < 4 && k < line.size() && (line[k] == '.' || line[k] == ')') && k + 1 < line.size() && line[k + 1] == ' ')
+    return k + 2;
+  for (std::string_view m : {std::string_view("- "), std::string_view("* "), std::string_view("\xE2\x80\xA2 "),
+                             std::string_view("\xE2\x86\x92 ")}) {
+    if (line.substr(0, m.size()) == m) return m.size();
+  }
+  return 0;
+}
+
+// "2017      Director of AI at Tesla", "~1990s Family emigrates to Toronto":
+// a year, then the event, with no verb joining them.
+bool IsTimelineRow(std::string_view line) {
+  size_t k = line.size() && line[0] == '~' ? 1 : 0;
+  size_t digits = 0;
+  while (k < line.size() && line[k] >= '0' && line[k] <= '9') ++k, ++digits;
+  if (digits != 4) return false;
+  if (k < line.size() && line[k] == 's') ++k;
+  if (k + 1 >= line.size() || line[k] != ' ') return false;
+  if (line[k + 1] == ' ') return true;  // aligned columns
+  return line[k + 1] >= 'A' && line[k + 1] <= 'Z';
 }
 
 std::string_view Trim(std::string_view s) {
@@ -62,108 +86,209 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
-// Hard-wrapped prose joins back into one line; list items, headings
-// (short lines) and blank lines keep their own.
-std::vector<std::string> Segments(std::string_view passage) {
-  std::vector<std::string> segs;
-  std::string cur;
+struct Segment {
+  std::string text;
+  bool list_item = false;
+  bool one_line = true;
+  bool row = false;
+};
+
+// Hard-wrapped prose joins back into one segment; list items, short lines
+// (headings, rows) and blank lines end one.
+std::vector<Segment> Segments(std::string_view passage) {
+  std::vector<Segment> segs;
+  Segment cur;
   std::string_view prev;
   size_t pos = 0;
+  auto flush = [&] {
+    if (!cur.text.empty()) segs.push_back(std::move(cur));
+    cur = Segment();
+  };
   while (pos <= passage.size()) {
     size_t nl = passage.find('\n', pos);
     if (nl == std::string_view::npos) nl = passage.size();
     std::string_view line = Trim(passage.substr(pos, nl - pos));
     pos = nl + 1;
-    bool breaks = line.empty() || StartsListItem(line) || prev.size() < 50 || prev.back() == ':';
-    if (breaks && !cur.empty()) {
-      segs.push_back(std::move(cur));
-      cur.clear();
-    }
+    const size_t marker = ListMarkerLength(line);
+    const bool row = IsTimelineRow(line);
+    if (line.empty() || marker || row || prev.size() < kWrapWidth || prev.back() == ':') flush();
     if (!line.empty()) {
-      if (!cur.empty()) cur += ' ';
-      cur.append(line);
+      if (cur.text.empty()) {
+        cur.list_item = marker > 0;
+        cur.row = row;
+        line.remove_prefix(marker);
+      } else {
+        cur.text += ' ';
+        cur.one_line = false;
+      }
+      cur.text.append(line);
     }
     prev = line.empty() ? std::string_view() : line;
   }
-  if (!cur.empty()) segs.push_back(std::move(cur));
+  flush();
   return segs;
 }
 
+size_t CountWords(std::string_view s) {
+  size_t n = 0;
+  bool in = false;
+  for (char c : s) {
+    bool space = c == ' ';
+    if (!space && !in) ++n;
+    in = !space;
+  }
+  return n;
+}
+
+// "Label: value" with a label of a few words and no sentence end.
+bool IsField(const std::string& s) {
+  constexpr size_t kMaxLabelWords = 3;
+  const size_t colon = s.find(": ");
+  if (colon == std::string::npos || colon == 0 || colon > kMaxLabelBytes) return false;
+  return CountWords(std::string_view(s).substr(0, colon)) <= kMaxLabelWords && !EndsSentence(s);
+}
+
+// Markdown table rows flattened into text ("| 2015 | OpenAI | ... |").
+bool IsTableRow(std::string_view s) {
+  size_t pipes = 0;
+  for (size_t at = s.find(" | "); at != std::string_view::npos; at = s.find(" | ", at + 3)) ++pipes;
+  return pipes >= 2 || s.rfind("| ", 0) == 0;
+}
+
+bool EndsLeadIn(std::string_view s) {
+  return (!s.empty() && s.back() == ':') || (s.size() >= 3 && s.substr(s.size() - 3) == "\xEF\xBC\x9A");
+}
+
+// Markdown emphasis and code marks are layout; white space collapses.
+std::string Clean(std::string_view piece) {
+  std::string raw(piece);
+  for (const char* mark : {"**", "`"}) {
+    for (size_t at = raw.find(mark); at != std::string::npos; at = raw.find(mark, at)) raw.erase(at, std::string_view(mark).size());
+  }
+  return Collapse(raw);
+}
+
+// A one-word label before a colon ("Definition:", "一句话：") introduces; it does not say.
+void DropLabel(std::string& s) {
+  for (std::string_view colon : {std::string_view(":"), std::string_view("\xEF\xBC\x9A")}) {
+    size_t at = s.find(colon);
+    if (at != std::string::npos && at > 0 && at <= kMaxLabelBytes && s.size() > at + colon.size() + 20 &&
+        s.substr(0, at).find(' ') == std::string::npos) {
+      s = s.substr(at + colon.size());
+      while (!s.empty() && (s[0] == ' ' || s[0] == '-')) s.erase(0, 1);
+      return;
+    }
+  }
+}
+
+// Where the sentences of `text` end: after ., ! or ? followed by a space or
+// the end (not "e.g." or "vs."), and after CJK full stops.
+std::vector<std::string_view> SentencePieces(std::string_view text) {
+  std::vector<std::string_view> out;
+  size_t begin = 0;
+  for (size_t i = 0; i < text.size();) {
+    size_t at = i;
+    char32_t cp = utf8::Next(text, i);
+    bool end = IsSentenceEnd(cp);
+    // A full stop inside closing quotes ends the sentence after them.
+    if ((cp == '"' || cp == 0x201D) && at > begin && (text[at - 1] == '.' || text[at - 1] == '!' || text[at - 1] == '?') &&
+        (i >= text.size() || text[i] == ' '))
+      end = true;
+    if ((cp == '.' || cp == '!' || cp == '?') && (i >= text.size() || text[i] == ' ')) {
+      size_t w = at;
+      while (w > begin && text[w - 1] != ' ') --w;
+      std::string_view word = text.substr(w, at - w);
+      end = !(word == "e.g" || word == "i.e" || word == "vs" || word == "etc" || word == "ex" || word == "p.ex" ||
+              word.size() <= 1);
+    }
+    if (end) {
+      out.push_back(text.substr(begin, i - begin));
+      begin = i;
+    }
+  }
+  if (begin < text.size()) out.push_back(text.substr(begin));
+  return out;
+}
+
+class Splitter {
+ public:
+  std::vector<Sentence> Run(std::string_view passage) {
+    for (Segment& seg : Segments(passage)) {
+      // Markdown lists flattened onto one line ("擅长： - a - b") are items, not one sentence.
+      size_t from = 0, at = seg.text.find(" - ");
+      bool item = seg.list_item;
+      for (; at != std::string::npos; at = seg.text.find(" - ", at + 3)) {
+        Piece(std::string_view(seg.text).substr(from, at - from), item, false, false);
+        from = at + 3;
+        item = true;
+      }
+      Piece(std::string_view(seg.text).substr(from), item, seg.row, seg.one_line);
+    }
+    return std::move(out_);
+  }
+
+ private:
+  void Piece(std::string_view text, bool list_item, bool row, bool one_line) {
+    if (list_item && text.size() <= kMaxWholeItemBytes) return Emit(text, true, row, false);
+    std::vector<std::string_view> parts = SentencePieces(text);
+    for (std::string_view p : parts) Emit(p, list_item, row, one_line && parts.size() == 1);
+  }
+
+  void Emit(std::string_view piece, bool list_item, bool row, bool lone_line) {
+    std::string s = Clean(piece);
+    // "Size: ~100 lines of pure Python" on a line of its own is a field: an
+    // item whose label says what the value is, so the label stays.
+    const bool field = lone_line && !list_item && IsField(s);
+    if (field) list_item = true;
+    else DropLabel(s);
+    if (IsTableRow(s)) return;
+    const bool lead_in = EndsLeadIn(s);
+    // A short lead-in ("His thesis:") is kept as what introduces the next unit.
+    if ((s.size() < kMinUnitBytes && !lead_in) || LooksLikeCode(s)) return;
+    // A passage that starts mid-sentence (chunk overlap) starts lower-case: not quotable.
+    if (s[0] >= 'a' && s[0] <= 'z' && out_.empty()) return;
+    Sentence u{std::move(s), out_.size()};
+    u.list_item = list_item;
+    u.row = row;
+    u.lead_in = EndsLeadIn(u.text);
+    u.complete = EndsSentence(u.text);
+    const std::string& t = u.text;
+    u.question = t.back() == '?' || (t.size() >= 3 && t.substr(t.size() - 3) == "\xEF\xBC\x9F");
+    u.heading = lone_line && !list_item && !u.complete && !u.lead_in && CountWords(t) <= kMaxHeadingWords &&
+                t.size() <= kMaxHeadingBytes;
+    // What introduces a unit: the lead-in of its list, or the label-like
+    // sentence just before it ("His thesis:" before the title).
+    if (list_item || (lead_in_ >= 0 && static_cast<size_t>(lead_in_) + 1 == u.index)) u.context = lead_in_;
+    if (u.lead_in) lead_in_ = static_cast<int>(u.index);
+    else if (!list_item) lead_in_ = -1;  // prose ends the list a lead-in introduced
+    out_.push_back(std::move(u));
+  }
+
+  std::vector<Sentence> out_;
+  int lead_in_ = -1;
+};
+
 }  // namespace
 
+bool EndsSentence(std::string_view text) {
+  while (!text.empty()) {
+    size_t i = text.size() - 1;
+    while (i > 0 && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) --i;
+    size_t at = i;
+    char32_t cp = utf8::Next(text, i);
+    // Closing quotes and brackets after the full stop.
+    if (cp == '"' || cp == '\'' || cp == ')' || cp == 0x201D || cp == 0x2019 || cp == 0xFF09 || cp == 0x300D || cp == 0x300F) {
+      text = text.substr(0, at);
+      continue;
+    }
+    return cp == '.' || cp == '!' || cp == '?' || cp == 0x2026 || IsSentenceEnd(cp);
+  }
+  return false;
+}
+
 std::vector<Sentence> SplitSentences(std::string_view passage) {
-  std::vector<Sentence> out;
-  if (utf8::FindInvalid(passage) != std::string_view::npos) return out;
-  auto emit = [&](std::string_view piece) {
-    std::string raw(piece);
-    // Markdown emphasis and code marks are layout.
-    for (const char* mark : {"**", "`"}) {
-      for (size_t at = raw.find(mark); at != std::string::npos; at = raw.find(mark, at)) raw.erase(at, std::string_view(mark).size());
-    }
-    std::string s = Collapse(raw);
-    // A one-word label before a colon ("Definition:", "一句话：", "证据：- ") introduces; it does not say.
-    for (std::string_view colon : {std::string_view(":"), std::string_view("\xEF\xBC\x9A")}) {
-      size_t at = s.find(colon);
-      if (at != std::string::npos && at > 0 && at <= 24 && s.size() > at + colon.size() + 20 &&
-          s.substr(0, at).find(' ') == std::string::npos) {
-        s = s.substr(at + colon.size());
-        while (!s.empty() && (s[0] == ' ' || s[0] == '-')) s.erase(0, 1);
-        break;
-      }
-    }
-    // Leading list markers ("1.", "-") are layout, not content.
-    size_t k = 0;
-    while (k < s.size() && (s[k] == '-' || s[k] == '*' || s[k] == ' ' || (s[k] >= '0' && s[k] <= '9') || s[k] == '.' || s[k] == ')'))
-      ++k;
-    if (k > 0 && k < s.size() && k <= 4) s = s.substr(k);
-    if (s.size() < 24 || LooksLikeCode(s)) return;
-    // A passage that starts mid-sentence (chunk overlap) starts lower-case: not quotable.
-    if (s[0] >= 'a' && s[0] <= 'z' && out.empty()) return;
-    // Very long runs (flattened lists without punctuation) are cut at a clause boundary.
-    if (s.size() > 320) {
-      size_t cut = std::string::npos;
-      for (std::string_view mark : {std::string_view("\xEF\xBC\x8C"), std::string_view("\xEF\xBC\x9B"), std::string_view(", "), std::string_view("; ")}) {
-        size_t at = s.rfind(mark, 300);
-        if (at != std::string::npos && at > 80 && (cut == std::string::npos || at > cut)) cut = at;
-      }
-      if (cut == std::string::npos) return;
-      s = s.substr(0, cut) + "\xE2\x80\xA6";  // …
-    }
-    out.push_back({std::move(s), out.size()});
-  };
-  std::vector<std::string> pieces;
-  for (const std::string& seg : Segments(passage)) {
-    // Markdown lists flattened onto one line ("擅长： - a - b") are items, not one sentence.
-    size_t from = 0;
-    for (size_t at = seg.find(" - "); at != std::string::npos; at = seg.find(" - ", at + 3)) {
-      pieces.push_back(seg.substr(from, at - from));
-      from = at + 3;
-    }
-    pieces.push_back(seg.substr(from));
-  }
-  for (const std::string& seg : pieces) {
-    std::string_view text = seg;
-    size_t begin = 0;
-    for (size_t i = 0; i < text.size();) {
-      size_t at = i;
-      char32_t cp = utf8::Next(text, i);
-      bool end = IsSentenceEnd(cp);
-      if ((cp == '.' || cp == '!' || cp == '?') && (i >= text.size() || text[i] == ' ')) {
-        // "e.g. " and "vs. " are not sentence ends.
-        size_t w = at;
-        while (w > begin && text[w - 1] != ' ') --w;
-        std::string_view word = text.substr(w, at - w);
-        end = !(word == "e.g" || word == "i.e" || word == "vs" || word == "etc" || word == "ex" || word == "p.ex" ||
-                word.size() <= 1);
-      }
-      if (end) {
-        emit(text.substr(begin, i - begin));
-        begin = i;
-      }
-    }
-    if (begin < text.size()) emit(text.substr(begin));
-  }
-  return out;
+  if (utf8::FindInvalid(passage) != std::string_view::npos) return {};
+  return Splitter().Run(passage);
 }
 
 }  // namespace vesper

@@ -31,8 +31,10 @@ std::string FoldText(std::string_view text) {
   return out;
 }
 
-bool ContainsWord(std::string_view hay, std::string_view needle) {
-  if (needle.empty()) return false;
+bool ContainsWord(std::string_view hay, std::string_view needle) { return FindWord(hay, needle) != std::string_view::npos; }
+
+size_t FindWord(std::string_view hay, std::string_view needle) {
+  if (needle.empty()) return std::string_view::npos;
   for (size_t at = hay.find(needle); at != std::string_view::npos; at = hay.find(needle, at + 1)) {
     size_t end = at + needle.size();
     size_t j = 0;
@@ -41,9 +43,9 @@ bool ContainsWord(std::string_view hay, std::string_view needle) {
     bool left_ok = !IsWordChar(first) || at == 0 || !IsWordChar(Before(hay, at));
     size_t k = end;
     bool right_ok = !IsWordChar(last) || end >= hay.size() || !IsWordChar(utf8::Next(hay, k));
-    if (left_ok && right_ok) return true;
+    if (left_ok && right_ok) return at;
   }
-  return false;
+  return std::string_view::npos;
 }
 
 std::string CommandKey(std::string_view text) {

@@ -67,7 +67,11 @@ std::string English(std::string s, const std::vector<std::string>& names) {
       before = out.substr(b, e - b);
       std::transform(before.begin(), before.end(), before.begin(), ::tolower);
     }
-    if (before == "by" || before == "to" || before == "with" || before == "for" || before == "about" || before == "from") {
+    static const char* kObjectBefore[] = {"by", "to", "with", "for", "about", "from", "of", "like", "than", "at",
+                                          "on", "as", "into", "under", "against", "simulating", "meet", "met"};
+    const bool object = std::any_of(std::begin(kObjectBefore), std::end(kObjectBefore), [&](const char* w) { return before == w; }) ||
+                        (before.size() > 4 && before.compare(before.size() - 3, 3, "ing") == 0);
+    if (object) {
       out += "me";
       continue;
     }

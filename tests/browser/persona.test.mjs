@@ -38,8 +38,16 @@ test('the persona answers in the question\'s language, citing passages the searc
   assert.match(en.text, /^I'm speaking from Andrej Karpathy's perspective/);
   assert.match(en.text, /\bI\b|\bmy\b/);
   assert.ok(en.cites.length > 0);
-  // A citation opens its passage in the search view.
-  await page.click(`#chat-log li.persona:last-child a.cite[data-id="${en.cites[0]}"]`);
+  // [n] names its passage (section and document) and opens it under the answer; a source opens it in the search view.
+  const mark = `#chat-log li.persona:last-child .answer a.cite[data-id="${en.cites[0]}"]`;
+  assert.match(await page.getAttribute(mark, 'title'), / · ANDREJ KARPATHY/);
+  await page.click(mark);
+  await page.waitForSelector('#chat-log li.persona:last-child .passage:not([hidden])');
+  assert.match(await page.textContent('#chat-log li.persona:last-child .passage'), /camera|LiDAR/i);
+  await page.click(mark);
+  assert.equal(await page.isHidden('#chat-log li.persona:last-child .passage'), true, 'a second click hides it');
+  assert.doesNotMatch(await page.textContent('#chat-log li.persona:last-child .sources'), /_[0-9a-f]{16}\.txt/, 'no hashed file names');
+  await page.click(`#chat-log li.persona:last-child .sources a.cite[data-id="${en.cites[0]}"]`);
   await page.waitForSelector(`#results li#chunk-${en.cites[0]}`);
   assert.match(await page.textContent(`#results li#chunk-${en.cites[0]}`), /camera|LiDAR/i);
 

@@ -11,6 +11,8 @@
 #include "core/embed/pipeline.h"
 #include "core/embed/static_model.h"
 #include "core/persona/answer.h"
+#include "core/persona/evidence.h"
+#include "core/persona/followup.h"
 #include "core/persona/persona.h"
 #include "core/persona/sentences.h"
 #include "core/persona/text_match.h"
@@ -338,6 +340,108 @@ TEST_CASE("sentences and the first person", "[persona]") {
   // A self name that is already "我", or empty, ends (it used to loop forever).
   CHECK(ToFirstPerson("我在 Tesla 工作，他负责视觉。", "zh", {"我", ""}) == "我在 Tesla 工作，我负责视觉。");
   CHECK(ToFirstPerson("Karpathy joined Tesla.", "en", {""}) == "Karpathy joined Tesla.");
+}
+
+}  // namespace vesper
+
+namespace vesper {
+
+TEST_CASE("units are classified: rows, headings, lead-ins, fields and table rows are never quoted alone", "[persona]") {
+  auto units = SplitSentences(
+      "What Makes Him Unique in the Field\n"
+      "He pursued his PhD at Stanford under Fei-Fei Li. His thesis:\n"
+      "Connecting Images and Natural Language, work on image captioning.\n\n"
+      "2017      Director of AI at Tesla\n"
+      "~1990s Family emigrates to Toronto\n"
+      "Size: ~100 lines of pure Python\n"
+      "What is tokenization and why does it matter?\n\n"
+      "The cameras-only argument:\n"
+      "1. The evolution argument: humans drive with two eyes.\n"
+      "2. Cameras are cheap and the fleet is large\n"
+      "| 2015 | OpenAI founding member | frontier lab |\n");
+  auto find = [&](const std::string& start) -> const Sentence* {
+    for (const Sentence& s : units) {
+      if (s.text.rfind(start, 0) == 0) return &s;
+    }
+    return nullptr;
+  };
+  REQUIRE(find("What Makes Him"));
+  CHECK(find("What Makes Him")->heading);
+  CHECK_FALSE(find("What Makes Him")->quotable());
+  REQUIRE(find("His thesis:"));
+  CHECK(find("His thesis:")->lead_in);
+  REQUIRE(find("Connecting Images"));
+  CHECK(find("Connecting Images")->quotable());
+  CHECK(find("Connecting Images")->context == static_cast<int>(find("His thesis:")->index));  // carries its lead-in
+  REQUIRE(find("2017"));
+  CHECK(find("2017")->row);
+  CHECK_FALSE(find("2017")->quotable());
+  REQUIRE(find("~1990s"));
+  CHECK(find("~1990s")->row);
+  REQUIRE(find("Size: ~100 lines"));  // a field keeps its label and is an item
+  CHECK(find("Size: ~100 lines")->list_item);
+  CHECK(find("Size: ~100 lines")->quotable());
+  REQUIRE(find("What is tokenization"));
+  CHECK(find("What is tokenization")->question);
+  CHECK_FALSE(find("What is tokenization")->quotable());
+  REQUIRE(find("The evolution argument"));
+  CHECK(find("The evolution argument")->list_item);
+  CHECK(find("The evolution argument")->context == static_cast<int>(find("The cameras-only argument:")->index));
+  REQUIRE(find("Cameras are cheap"));
+  CHECK(find("Cameras are cheap")->quotable());  // a whole list item, full stop or not
+  CHECK_FALSE(find("| 2015"));
+  CHECK_FALSE(find("2015 | OpenAI"));
+  CHECK(EndsSentence("It works.\xE2\x80\x9D"));
+  CHECK(EndsSentence("\xE5\xAE\x83\xE5\xB7\xA5\xE4\xBD\x9C\xE3\x80\x82"));  // 它工作。
+  CHECK_FALSE(EndsSentence("Cameras offer semantically rich information (text on"));
+}
+
+TEST_CASE("follow-ups, question types and references back are read in en, pt and zh", "[persona]") {
+  CHECK(ParseFollowUp("Why?") == FollowUp::kWhy);
+  CHECK(ParseFollowUp("And why is that?") == FollowUp::kWhy);
+  CHECK(ParseFollowUp("Por quê?") == FollowUp::kWhy);
+  CHECK(ParseFollowUp("\xE4\xB8\xBA\xE4\xBB\x80\xE4\xB9\x88\xEF\xBC\x9F") == FollowUp::kWhy);  // 为什么？
+  CHECK(ParseFollowUp("Can you give an example?") == FollowUp::kExample);
+  CHECK(ParseFollowUp("Pode dar um exemplo?") == FollowUp::kExample);
+  CHECK(ParseFollowUp("\xE8\x83\xBD\xE4\xB8\xBE\xE4\xB8\xAA\xE4\xBE\x8B\xE5\xAD\x90\xE5\x90\x97\xEF\xBC\x9F") == FollowUp::kExample);  // 能举个例子吗？
+  CHECK(ParseFollowUp("And then?") == FollowUp::kMore);
+  CHECK(ParseFollowUp("E depois?") == FollowUp::kMore);
+  CHECK(ParseFollowUp("\xE7\x84\xB6\xE5\x90\x8E\xE5\x91\xA2\xEF\xBC\x9F") == FollowUp::kMore);  // 然后呢？
+  CHECK(ParseFollowUp("Why did Tesla choose cameras?") == FollowUp::kNone);  // a question of its own
+  CHECK(ParseFollowUp("What is an example of a loss function?") == FollowUp::kNone);
+  CHECK(ClassifyQuestion("When did you join Tesla?") == QuestionType::kWhen);
+  CHECK(ClassifyQuestion("Por que LiDAR?") == QuestionType::kWhy);
+  CHECK(ClassifyQuestion("\xE4\xBD\xA0\xE6\x80\x8E\xE4\xB9\x88\xE7\x9C\x8B AGI\xEF\xBC\x9F") == QuestionType::kOpinion);  // 你怎么看 AGI？
+  CHECK(ClassifyQuestion("Is there any downside to that?") == QuestionType::kLimitation);
+  CHECK(ClassifyQuestion("What is micrograd?") == QuestionType::kWhatIs);
+  CHECK(RefersBack("Is there any downside to that?"));
+  CHECK(RefersBack("E qual \xC3\xA9 o ponto fraco disso?"));
+  CHECK(RefersBack("\xE9\x82\xA3\xE5\xAE\x83\xE6\x9C\x89\xE4\xBB\x80\xE4\xB9\x88\xE7\xBC\xBA\xE7\x82\xB9\xEF\xBC\x9F"));  // 那它有什么缺点？
+  CHECK_FALSE(RefersBack("What is micrograd?"));
+}
+
+TEST_CASE("a conversation keeps its topic: follow-ups continue it, a new question replaces it", "[persona]") {
+  const World& w = TheWorld();
+  ConversationState s;
+  Answer first = w.Ask("Why did Tesla decide to rely on cameras instead of LiDAR?", s);
+  REQUIRE(first.kind == AnswerKind::kAnswer);
+  CHECK(s.topic == "Why did Tesla decide to rely on cameras instead of LiDAR?");
+  REQUIRE_FALSE(s.passages.empty());
+  const size_t said = s.said.size();
+  CHECK(said > 0);
+  Answer more = w.Ask("And then?", s);
+  INFO(more.text);
+  CHECK(more.kind == AnswerKind::kAnswer);
+  CHECK(s.said.size() > said);  // something new was said
+  CHECK(s.topic == "Why did Tesla decide to rely on cameras instead of LiDAR?");
+  for (const Citation& c : more.citations) CHECK(w.Cites(more, "lidar"));
+  Answer fresh = w.Ask("What is micrograd?", s);
+  CHECK(s.topic == "What is micrograd?");
+  CHECK(w.Cites(fresh, "micrograd"));
+  // An out-of-scope question or an unknown one forgets the topic.
+  w.Ask("Can you write a marketing plan for my business strategy?", s);
+  CHECK(s.topic.empty());
+  CHECK(s.passages.empty());
 }
 
 }  // namespace vesper

@@ -10,7 +10,7 @@ import { fileReader, nodeEmbedder, resolveModel } from './models.mjs';
 import { Progress } from './progress.mjs';
 import { writeFileAtomic } from './write.mjs';
 import { compilePersona } from './persona-compile.mjs';
-import { addChunks, calibrate, chunkDocuments, metaHeadingsOf } from '../../web/engine/kb.mjs';
+import { addChunks, calibrate, chunkDocuments, citationLabel, metaHeadingsOf } from '../../web/engine/kb.mjs';
 
 
 const USAGE = `usage: vesper <command> [options]
@@ -271,7 +271,7 @@ async function ask(argv) {
     process.stdout.write(`${reply.answer}\n`);
     if (citations.length) {
       process.stdout.write('\n');
-      for (const c of citations) process.stdout.write(`[${c.n}] ${c.source} ${c.title.join(' > ') || '(untitled)'} (${c.id})\n`);
+      for (const c of citations) process.stdout.write(`[${c.n}] ${citationLabel(c)}\n`);
     }
   }
   return 0;

@@ -25,6 +25,8 @@ const PHRASES = {
     reentered: "Back in character: I'm {name} again.",
     neutral_intro: 'From the knowledge base: ',
     neutral_dont_know: 'The knowledge base has nothing above the similarity threshold for that question.',
+    closings: ["If you want it to really click, build the smallest version that works, from scratch.", "Try it yourself: write the tiniest version that runs, then see where it breaks."],
+    nothing_more: "That is all I have written on that. Ask me about another side of it.",
   },
   pt: {
     intuition: 'Do jeito que eu penso nisso: ',
@@ -40,9 +42,11 @@ const PHRASES = {
     reentered: 'De volta ao papel: sou {name} de novo.',
     neutral_intro: 'Da base de conhecimento: ',
     neutral_dont_know: 'A base de conhecimento não tem nada acima do limiar de similaridade para essa pergunta.',
+    closings: ["Se quiser que a ideia encaixe de verdade, construa a menor versão que funciona, do zero.", "Experimente você mesmo: escreva a menor versão que roda e veja onde ela quebra."],
+    nothing_more: "Isso é tudo o que tenho escrito sobre esse ponto. Pergunte-me sobre outro lado do assunto.",
   },
   zh: {
-    intuition: '先给框架：',
+    intuition: '我是这样看的：',
     mechanism: '机制上：',
     example: '举个例子：',
     limitation: '局限在于：',
@@ -55,6 +59,8 @@ const PHRASES = {
     reentered: '回到角色：我又是 {name} 了。',
     neutral_intro: '知识库中的内容：',
     neutral_dont_know: '知识库里没有超过相似度阈值的内容。',
+    closings: ["想真正弄懂，就从零写出能跑的最小版本。", "自己动手试试：先写出能跑的最小版本，再看它在哪里出错。"],
+    nothing_more: "关于这一点，我写过的就是这些了。可以换个角度问我。",
   },
 };
 
@@ -93,12 +99,13 @@ const SCOPE_RULES = [
   },
   {
     id: 'insider',
+    // Private numbers (pay, funding, valuations) are non-public too.
     names: /未公开内部信息|internal information|insider/i,
     reason: { en: 'judgements that need non-public inside information', pt: 'julgamentos que exigem informação interna não pública', zh: '需要未公开内部信息的判断' },
     patterns: {
-      en: ['insider information', 'inside information', 'confidential', 'internal roadmap', 'secret plans'],
-      pt: ['informação interna', 'informações internas', 'confidencial', 'planos secretos'],
-      zh: ['内部消息', '内部信息', '机密', '未公开的计划'],
+      en: ['insider information', 'inside information', 'confidential', 'internal roadmap', 'secret plans', 'salary', 'net worth', 'valuation', 'seed round', 'funding round', 'how much money', 'paid you', 'how much do you earn', 'how much did you earn'],
+      pt: ['informação interna', 'informações internas', 'confidencial', 'planos secretos', 'salário', 'quanto você ganha', 'quanto ganhava', 'patrimônio', 'valuation', 'rodada de investimento', 'quanto dinheiro', 'quanto te pagou'],
+      zh: ['内部消息', '内部信息', '机密', '未公开的计划', '年薪', '工资', '薪水', '身价', '估值', '融资', '赚多少'],
     },
   },
   {
@@ -149,6 +156,37 @@ const DEFAULT_REENTER = {
   en: ['back in character', 'resume the role', 'role-play again', 'be karpathy again'],
   pt: ['voltar ao papel', 'volte ao papel', 'volte a ser karpathy', 'retomar o papel'],
   zh: ['继续扮演', '回到角色', '重新扮演', '恢复角色'],
+};
+
+// Role commands said in other words than the phrases above: a verb of
+// leaving (or of returning to the persona's own self: "be yourself again")
+// with a word for the role, or a verb of returning with a word for the role,
+// in a short request that is not a question. The persona's names are role
+// words too (added when compiling).
+const ROLE_WORDS = {
+  en: {
+    exit: ['stop', 'quit', 'leave', 'drop', 'break', 'step out', 'get out', 'enough', 'no need', "don't have to", 'do not have to',
+      'no longer', 'anymore', 'exit', 'end', 'cut', 'out of', "don't", 'done with'],
+    reenter: ['back', 'again', 'resume', 'return', 'keep', 'continue', 'pick up', 'restart', 'once more'],
+    role: ['character', 'role', 'persona', 'pretending', 'pretend', 'act', 'acting', 'role-play', 'roleplay', 'role-playing',
+      'roleplaying', 'playing', 'play', 'impression', 'impersonation', 'impersonating'],
+    self: ['normal', 'yourself', 'plain', 'regular', 'assistant', 'default', 'normally'],
+  },
+  pt: {
+    exit: ['sair', 'saia', 'sai', 'pare', 'para', 'parar', 'chega', 'deixa', 'deixe', 'largue', 'larga', 'abandone',
+      'nao precisa', 'não precisa', 'fora', 'encerrar', 'encerre', 'termine', 'terminar', 'sem'],
+    reenter: ['volta', 'volte', 'voltar', 'retome', 'retomar', 'retoma', 'de novo', 'novamente', 'continue', 'continua',
+      'continuar', 'outra vez'],
+    role: ['personagem', 'papel', 'persona', 'interpretar', 'interpretando', 'interpretação', 'fingir', 'fingindo', 'encenação',
+      'atuar', 'atuando', 'roleplay', 'role-play', 'teatro', 'imitação', 'imitar'],
+    self: ['normal', 'você mesmo', 'voce mesmo', 'si mesmo', 'assistente', 'padrão', 'padrao'],
+  },
+  zh: {
+    exit: ['退出', '别', '不用', '不要', '停止', '结束', '停', '够了', '跳出', '出戏', '不必', '取消', '不再', '先停'],
+    reenter: ['回到', '继续', '重新', '恢复', '再', '回来', '接着', '重回'],
+    role: ['角色', '扮演', '人设', '假装', '演', '模仿', '身份'],
+    self: ['正常', '你自己', '原来的你', '本来', '助手', '默认', '普通模式'],
+  },
 };
 
 // A section's whole text: the document bytes from its first chunk to its
@@ -284,6 +322,9 @@ export function compilePersona(core, documents) {
   persona.reenter_phrases = DEFAULT_REENTER;
   persona.command_leads = COMMAND_LEADS;
   persona.command_tails = COMMAND_TAILS;
+  const names = [...new Set([...persona.self_names, persona.name.split(' ')[0]].map((n) => n.toLowerCase()))];
+  persona.role_words = Object.fromEntries(Object.entries(ROLE_WORDS).map(([lang, w]) => [lang, { ...w, role: [...w.role, ...names] }]));
+  provenance.role_words = 'defaults: words of leaving, returning and role in en, pt and zh, and the persona\'s names';
   provenance.command_leads = 'defaults: courtesies around a role command in en, pt and zh';
   provenance.exit_phrases = zhExit.length ? 'zh from the documents (退出角色); en, pt and re-entry phrases are defaults' : 'defaults';
 

@@ -2,7 +2,7 @@
 // knowledge base with progress, searches with a live threshold, and draws
 // the query's tokens and embedding next to the best match.
 import { createEngine } from '../vesper-engine.mjs';
-import { metaHeadingsOf } from '../engine/kb.mjs';
+import { citationLabel, metaHeadingsOf } from '../engine/kb.mjs';
 import { drawComparison } from './embedding-view.mjs';
 import { friendlyStorageError, storage } from './storage.mjs';
 
@@ -245,6 +245,22 @@ async function search() {
   }
 }
 
+// Shows a cited passage under the answer that cites it (clicking the same
+// citation again hides it), with a link to it among the search results.
+function togglePassage(anchor) {
+  const box = anchor.closest('.chat')?.querySelector('.passage');
+  const chunk = state.engine.require(anchor.dataset.db).chunks().find((c) => c.id === anchor.dataset.id);
+  if (!box || !chunk) return false;
+  if (!box.hidden && box.dataset.id === chunk.id) {
+    box.hidden = true;
+    return true;
+  }
+  box.dataset.id = chunk.id;
+  box.innerHTML = `<div class="meta">${escapeHtml(citationLabel(chunk))}</div><div>${escapeHtml(chunk.text.slice(0, 1200))}</div>`;
+  box.hidden = false;
+  return true;
+}
+
 // Shows a cited passage in the search view, so a citation has somewhere to point.
 function showPassage(db, id) {
   const chunk = state.engine.require(db).chunks().find((c) => c.id === id);
@@ -284,14 +300,14 @@ async function ask(ev) {
   try {
     const reply = await state.engine.ask(db, question, { conversation: state.conversation });
     state.conversation = reply.state;
-    // [n] markers become links to the cited passages.
+    // [n] markers become links to the cited passages: hovering names the
+    // passage, clicking shows it under the answer.
     const byN = new Map(reply.citations.map((c) => [c.n, c]));
-    const body = escapeHtml(reply.answer).replace(/\[(\d+)\]/g, (m, n) => {
-      const c = byN.get(Number(n));
-      return c ? `<a href="#chunk-${c.id}" class="cite" data-db="${escapeHtml(db)}" data-id="${c.id}" title="${escapeHtml(c.title.join(' › ') || c.source)}">[${n}]</a>` : m;
-    }).replace(/\n\n/g, '<br><br>');
-    const sources = reply.citations.map((c) => `<li><a href="#chunk-${c.id}" class="cite" data-db="${escapeHtml(db)}" data-id="${c.id}">[${c.n}] ${escapeHtml(c.title.join(' › ') || c.source)}</a></li>`).join('');
-    const li = addChat('persona', `<div class="answer" lang="${reply.language}">${body}</div>${sources ? `<ol class="sources">${sources}</ol>` : ''}`, reply.kind);
+    const link = (c, text) => `<a href="#chunk-${c.id}" class="cite" data-db="${escapeHtml(db)}" data-id="${c.id}" title="${escapeHtml(citationLabel(c))}">${text}</a>`;
+    const body = escapeHtml(reply.answer).replace(/\[(\d+)\]/g, (m, n) => (byN.has(Number(n)) ? link(byN.get(Number(n)), m) : m))
+      .replace(/\n\n/g, '<br><br>');
+    const sources = reply.citations.map((c) => `<li>${link(c, `[${c.n}] ${escapeHtml(citationLabel(c))}`)}</li>`).join('');
+    const li = addChat('persona', `<div class="answer" lang="${reply.language}">${body}</div>${sources ? `<ol class="sources">${sources}</ol>` : ''}<blockquote class="passage" hidden></blockquote>`, reply.kind);
     li.dataset.kind = reply.kind;
     li.dataset.language = reply.language;
     li.dataset.inRole = String(reply.inRole);
@@ -370,7 +386,8 @@ async function main() {
     const a = ev.target.closest('a.cite');
     if (!a) return;
     ev.preventDefault();
-    showPassage(a.dataset.db, a.dataset.id);
+    // [n] in the answer opens the passage in place; a source in the list opens it among the results.
+    if (a.closest('.sources') || !togglePassage(a)) showPassage(a.dataset.db, a.dataset.id);
   });
 
   $('store').addEventListener('click', store);

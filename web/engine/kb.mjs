@@ -62,3 +62,12 @@ export async function addChunks(db, chunks, embedder, { batch = 16, onProgress =
   }
   return { added, warnings };
 }
+
+// How a citation is named for people: the passage's own section and the
+// document's own name (its top heading), not a hashed file name.
+export function citationLabel(c) {
+  const title = c.title ?? [];
+  const document = title.length > 1 ? title[0] : String(c.source ?? '').replace(/_[0-9a-f]{16}(?=\.)/, '').replace(/\.[a-z]+$/i, '');
+  const section = title.length ? title.at(-1) : '';
+  return section && section !== document ? `${section} · ${document}` : document || section;
+}

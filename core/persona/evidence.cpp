@@ -1,0 +1,203 @@
+#include "core/persona/evidence.h"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "core/collection/collection.h"
+#include "core/persona/text_match.h"
+#include "core/text/words.h"
+#include "core/util/utf8.h"
+
+namespace vesper {
+
+namespace {
+
+// Function words of en and pt, and the CJK bigrams of question words: they
+// say how something is asked, not what about.
+const std::unordered_set<std::string>& Stopwords() {
+  static const std::unordered_set<std::string> kWords = {
+      "the", "and", "for", "what", "why", "how", "does", "did", "his", "her", "him", "are", "was", "were", "with",
+      "that", "this", "from", "about", "which", "who", "when", "where", "you", "your", "can", "should", "would",
+      "into", "there", "their", "they", "them", "have", "has", "had", "not", "but", "its", "our", "out", "any",
+      "tell", "think", "say", "said", "give", "more", "some", "yourself", "whats", "is", "do", "of", "to", "in",
+      "on", "at", "a", "an", "be", "it", "me", "my", "i", "or", "as", "by", "so", "if", "we", "us", "he", "she",
+      "que", "por", "para", "com", "uma", "um", "dos", "das", "ele", "ela", "como", "qual", "quais", "sobre",
+      "isso", "esse", "essa", "este", "esta", "nao", "mais", "seu", "sua", "pelo", "pela", "nos", "nas", "ser",
+      "voce", "voces", "foi", "era", "sao", "tem", "teve", "fez", "faz", "acha", "quando", "onde", "quem", "porque",
+      "de", "do", "da", "o", "os", "as", "e", "em", "no", "na", "se", "ao", "te", "lhe", "seus", "suas", "pra",
+      "\xE4\xBB\x80\xE4\xB9\x88", "\xE4\xB8\xBA\xE4\xBB\x80", "\xE6\x80\x8E\xE4\xB9\x88", "\xE5\xA6\x82\xE4\xBD\x95",  // 什么 为什 怎么 如何
+      "\xE4\xBD\xA0\xE7\x9A\x84", "\xE4\xBD\xA0\xE5\x9C\xA8", "\xE4\xBB\x96\xE7\x9A\x84", "\xE4\xB8\x80\xE4\xB8\xAA",  // 你的 你在 他的 一个
+      "\xE5\x93\xAA\xE4\xBA\x9B", "\xE5\x93\xAA\xE4\xB8\xAA", "\xE6\x98\xAF\xE4\xBB\x80", "\xE4\xB9\x88\xE6\x97\xB6",  // 哪些 哪个 是什 么时
+      "\xE4\xBD\xA0\xE8\xA7\x89", "\xE8\xA7\x89\xE5\xBE\x97", "\xE4\xBD\xA0\xE6\x98\xAF", "\xE6\x80\x8E\xE6\xA0\xB7",  // 你觉 觉得 你是 怎样
+      "\xE4\xBD\xA0", "\xE6\x88\x91", "\xE4\xBB\x96", "\xE5\x90\x97", "\xE5\x91\xA2", "\xE7\x9A\x84", "\xE6\x98\xAF"};  // 你 我 他 吗 呢 的 是
+  return kWords;
+}
+
+bool HasAny(const std::string& folded, std::initializer_list<const char*> cues) {
+  for (const char* c : cues) {
+    if (ContainsWord(folded, c)) return true;
+  }
+  return false;
+}
+
+bool StartsWithAny(const std::string& folded, std::initializer_list<const char*> cues) {
+  for (const char* c : cues) {
+    std::string_view cue(c);
+    if (folded.compare(0, cue.size(), cue) != 0) continue;
+    // A Latin cue is a whole word; a Han one needs no boundary.
+    const unsigned char next = folded.size() > cue.size() ? static_cast<unsigned char>(folded[cue.size()]) : ' ';
+    if (static_cast<unsigned char>(cue[0]) >= 0x80 || !std::isalnum(next)) return true;
+  }
+  return false;
+}
+
+bool HasYear(std::string_view s) {
+  size_t run = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    run = (s[i] >= '0' && s[i] <= '9') ? run + 1 : 0;
+    const bool boundary = i + 1 >= s.size() || s[i + 1] < '0' || s[i + 1] > '9';
+    if (run == 4 && boundary && (s[i - 3] == '1' || s[i - 3] == '2')) return true;
+  }
+  return false;
+}
+
+// Two capitalised words in a row past the sentence's first ("Fei-Fei Li", "Geoffrey Hinton").
+bool HasName(std::string_view s) {
+  int caps = 0;
+  bool first = true;
+  for (size_t i = 0; i < s.size();) {
+    while (i < s.size() && s[i] == ' ') ++i;
+    size_t b = i;
+    while (i < s.size() && s[i] != ' ') ++i;
+    if (b == i) break;
+    const bool cap = s[b] >= 'A' && s[b] <= 'Z';
+    if (cap && !first && ++caps >= 2) return true;
+    if (!cap) caps = 0;
+    first = false;
+  }
+  return false;
+}
+
+}  // namespace
+
+QuestionType ClassifyQuestion(std::string_view question) {
+  const std::string f = FoldText(question);
+  // Opinion before "how" (怎么看 is "what do you think", 怎么 alone is "how").
+  if (HasAny(f, {"think", "opinion", "view", "views", "believe", "feel about", "acha", "pensa", "opiniao", "visao",
+                 "\xE6\x80\x8E\xE4\xB9\x88\xE7\x9C\x8B", "\xE7\x9C\x8B\xE6\xB3\x95", "\xE8\xAE\xA4\xE4\xB8\xBA",
+                 "\xE8\xA7\x82\xE7\x82\xB9"}))  // 怎么看 看法 认为 观点
+    return QuestionType::kOpinion;
+  if (HasAny(f, {"downside", "downsides", "drawback", "drawbacks", "weakness", "weak point", "limitation", "limitations",
+                 "fall apart", "fails", "ponto fraco", "desvantagem", "desvantagens", "limitacao", "limitacoes", "lado ruim",
+                 "\xE7\xBC\xBA\xE7\x82\xB9", "\xE5\xB1\x80\xE9\x99\x90", "\xE5\xBC\xB1\xE7\x82\xB9",  // 缺点 局限 弱点
+                 "\xE4\xB8\x8D\xE8\xAF\xA5\xE7\x94\xA8", "\xE9\xA3\x8E\xE9\x99\xA9"}))  // 不该用 风险
+    return QuestionType::kLimitation;
+  if (HasAny(f, {"when", "what year", "which year", "how long", "quando", "que ano", "em que ano", "quanto tempo",
+                 "\xE4\xBB\x80\xE4\xB9\x88\xE6\x97\xB6\xE5\x80\x99", "\xE5\x93\xAA\xE4\xB8\x80\xE5\xB9\xB4",
+                 "\xE5\x93\xAA\xE5\xB9\xB4", "\xE4\xBD\x95\xE6\x97\xB6", "\xE5\xA4\x9A\xE4\xB9\x85"}))  // 什么时候 哪一年 哪年 何时 多久
+    return QuestionType::kWhen;
+  if (HasAny(f, {"why", "por que", "porque", "pra que", "\xE4\xB8\xBA\xE4\xBB\x80\xE4\xB9\x88", "\xE4\xB8\xBA\xE4\xBD\x95",
+                 "\xE5\x8E\x9F\xE5\x9B\xA0"}))  // 为什么 为何 原因
+    return QuestionType::kWhy;
+  if (HasAny(f, {"who", "whom", "quem", "\xE8\xB0\x81"})) return QuestionType::kWho;  // 谁
+  if (HasAny(f, {"where", "onde", "\xE5\x93\xAA\xE9\x87\x8C", "\xE5\x9C\xA8\xE5\x93\xAA", "\xE5\x93\xAA\xE5\x84\xBF"}))
+    return QuestionType::kWhere;  // 哪里 在哪 哪儿
+  if (HasAny(f, {"what is", "what are", "whats", "what does", "mean", "o que e", "o que sao", "o que significa",
+                 "\xE4\xBB\x80\xE4\xB9\x88\xE6\x98\xAF", "\xE6\x98\xAF\xE4\xBB\x80\xE4\xB9\x88",
+                 "\xE6\x8C\x87\xE7\x9A\x84\xE6\x98\xAF"}))  // 什么是 是什么 指的是
+    return QuestionType::kWhatIs;
+  if (HasAny(f, {"how", "como", "\xE6\x80\x8E\xE4\xB9\x88", "\xE5\xA6\x82\xE4\xBD\x95", "\xE6\x80\x8E\xE6\xA0\xB7"}))
+    return QuestionType::kHow;  // 怎么 如何 怎样
+  return QuestionType::kFact;
+}
+
+QuestionTerms TermsOf(std::string_view question, const Collection& collection) {
+  constexpr float kUnseen = 0.999f;  // Rarity() of a word in no passage
+  QuestionTerms out;
+  std::unordered_set<std::string> seen;
+  SplitWords(question, [&](WordSpan&& w) {
+    const bool cjk = static_cast<unsigned char>(w.term[0]) >= 0xE0;
+    if ((!cjk && w.term.size() < 2) || Stopwords().count(w.term) || !seen.insert(w.term).second) return;
+    // A word no passage holds cannot tell passages' sentences apart.
+    const float weight = collection.TermRarity(w.term);
+    if (weight >= kUnseen) return;
+    out.words.push_back(std::move(w.term));
+    out.weights.push_back(weight);
+    out.total += weight;
+  });
+  return out;
+}
+
+float SharedEvidence(const QuestionTerms& terms, std::string_view text) {
+  if (terms.total <= 0.f) return 0.f;
+  std::unordered_set<std::string> have;
+  SplitWords(text, [&](WordSpan&& w) { have.insert(std::move(w.term)); });
+  float got = 0.f;
+  for (size_t i = 0; i < terms.words.size(); ++i) {
+    if (have.count(terms.words[i])) got += terms.weights[i];
+  }
+  return got / terms.total;
+}
+
+bool HasReasonCue(std::string_view sentence) {
+  const std::string f = FoldText(sentence);
+  return HasAny(f, {"because", "since", "so that", "reason", "the point is", "which means", "due to", "porque", "pois",
+                    "ja que", "por causa", "razao", "motivo", "\xE5\x9B\xA0\xE4\xB8\xBA", "\xE6\x89\x80\xE4\xBB\xA5",
+                    "\xE5\x8E\x9F\xE5\x9B\xA0", "\xE7\x94\xB1\xE4\xBA\x8E"});  // 因为 所以 原因 由于
+}
+
+bool HasLimitationCue(std::string_view sentence) {
+  const std::string f = FoldText(sentence);
+  return StartsWithLimitation(sentence) ||
+         HasAny(f, {"counterpoint", "limitation", "limitations", "downside", "fails", "fail", "weakness", "degrade",
+                    "contraponto", "limitacao", "limitacoes", "falha", "degradam", "\xE5\xB1\x80\xE9\x99\x90",
+                    "\xE7\xBC\xBA\xE7\x82\xB9", "\xE5\xA4\xB1\xE8\xB4\xA5", "\xE9\xA3\x8E\xE9\x99\xA9"});  // 局限 缺点 失败 风险
+}
+
+bool RefersBack(std::string_view question) {
+  const std::string f = FoldText(question);
+  if (HasAny(f, {"that", "this", "it", "its", "those", "these", "them", "they", "there", "isso", "disso", "nisso", "desse",
+                 "dessa", "esse", "essa", "isto", "dele", "dela", "comparando"}))
+    return true;
+  for (const char* lead : {"and ", "but ", "so ", "e ", "mas ", "entao ", "\xE9\x82\xA3", "\xE9\x82\xA3\xE4\xB9\x88"}) {  // 那 那么
+    if (f.rfind(lead, 0) == 0) return true;
+  }
+  for (const char* han : {"\xE5\xAE\x83", "\xE8\xBF\x99", "\xE5\xBD\x93\xE6\x97\xB6", "\xE5\x85\xB6"}) {  // 它 这 当时 其
+    if (f.find(han) != std::string::npos) return true;
+  }
+  return false;
+}
+
+bool HasExampleCue(std::string_view sentence) {
+  const std::string f = FoldText(sentence);
+  return HasAny(f, {"for example", "e.g.", "such as", "for instance", "example", "por exemplo", "exemplo", "como por",
+                    "\xE4\xBE\x8B\xE5\xA6\x82", "\xE6\xAF\x94\xE5\xA6\x82", "\xE4\xB8\xBE\xE4\xBE\x8B",
+                    "\xE6\xA1\x88\xE4\xBE\x8B"});  // 例如 比如 举例 案例
+}
+
+bool StartsWithLimitation(std::string_view sentence) {
+  const std::string f = FoldText(sentence);
+  return StartsWithAny(f, {"however", "but", "the limitation", "the downside", "the catch", "that said", "still",
+                           "porem", "mas", "contudo", "no entanto", "a limitacao", "\xE4\xBD\x86\xE6\x98\xAF",
+                           "\xE4\xB8\x8D\xE8\xBF\x87", "\xE7\x84\xB6\xE8\x80\x8C", "\xE5\xB1\x80\xE9\x99\x90"});  // 但是 不过 然而 局限
+}
+
+float TypeFit(QuestionType type, std::string_view s) {
+  const std::string f = FoldText(s);
+  switch (type) {
+    case QuestionType::kWhen: return HasYear(s) ? 1.f : 0.f;
+    case QuestionType::kWho: return HasName(s) ? 0.6f : 0.f;
+    case QuestionType::kWhy: return HasReasonCue(s) ? 1.f : 0.f;
+    case QuestionType::kLimitation: return HasLimitationCue(s) ? 1.f : 0.f;
+    case QuestionType::kWhatIs:
+      return HasAny(f, {"is", "are", "means", "refers", "e", "sao", "significa", "\xE6\x8C\x87", "\xE5\xB0\xB1\xE6\x98\xAF"})
+                 ? 0.5f : 0.f;  // 指 就是
+    case QuestionType::kHow:
+      return HasAny(f, {"by", "through", "using", "step", "first", "then", "usando", "atraves", "primeiro", "depois",
+                        "\xE9\x80\x9A\xE8\xBF\x87", "\xE5\x85\x88", "\xE7\x84\xB6\xE5\x90\x8E", "\xE7\x94\xA8"})  // 通过 先 然后 用
+                 ? 0.5f : 0.f;
+    default: return 0.f;
+  }
+}
+
+}  // namespace vesper

@@ -1,0 +1,48 @@
+// What a question asks and how well a sentence answers it: the question's
+// type (who, when, why, ...), its content words weighted by how rare they are
+// in the collection, and the cues that mark a sentence as a reason, an
+// example or a limitation. Language-level knowledge for en, pt and zh; what
+// belongs to one persona lives in its file.
+#pragma once
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace vesper {
+
+class Collection;
+
+enum class QuestionType { kFact, kWhen, kWhere, kWho, kWhy, kHow, kWhatIs, kOpinion, kLimitation };
+
+// From the question's own words ("when", "quando", "什么时候", ...).
+QuestionType ClassifyQuestion(std::string_view question);
+
+// The question's content words (SplitWords keys, stopwords dropped), each
+// weighted by its rarity among the collection's passages.
+struct QuestionTerms {
+  std::vector<std::string> words;
+  std::vector<float> weights;
+  float total = 0.f;
+};
+QuestionTerms TermsOf(std::string_view question, const Collection& collection);
+
+// The share of the question's weight whose words `text` holds, in [0, 1]:
+// the lexical evidence that a sentence is about what was asked.
+float SharedEvidence(const QuestionTerms& terms, std::string_view text);
+
+// How well a sentence's form fits the question's type, in [0, 1]: a year
+// for "when", a reason for "why", a definition for "what is".
+float TypeFit(QuestionType type, std::string_view sentence);
+
+bool HasReasonCue(std::string_view sentence);
+// Names a weakness ("counterpoint", "fails", "contraponto", "局限").
+bool HasLimitationCue(std::string_view sentence);
+bool HasExampleCue(std::string_view sentence);
+// Starts by qualifying what came before ("However", "But", "Porém", "但是").
+bool StartsWithLimitation(std::string_view sentence);
+
+// Leans on what was said before: a pronoun or demonstrative ("that", "isso",
+// "那"), or a leading "and"/"e"/"那" -- a question that continues the topic.
+bool RefersBack(std::string_view question);
+
+}  // namespace vesper
