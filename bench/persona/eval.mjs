@@ -109,7 +109,7 @@ async function main() {
     for (const v of verdicts.filter((x) => opt.show === 'all' || x.split === opt.show)) {
       if (v.pass && !v.fragments.length) continue;
       console.log(`\n## ${v.id} ${v.pass ? 'PASS' : 'FAIL'} ${v.fragments.join('; ')}`);
-      for (const s of v.said) console.log(`Q: ${s.q}\n[${s.kind}] ${s.a.replace(/^.*\n\n/, '')}\n  cites: ${s.citations.join(' | ')}`);
+      for (const s of v.said) console.log(`Q: ${s.q}\n[${s.kind}] ${s.a}\n  cites: ${s.citations.join(' | ')}`);
     }
   }
 }

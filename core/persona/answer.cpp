@@ -1,6 +1,8 @@
 #include "core/persona/answer.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <map>
 #include <set>
 
 #include "core/persona/commands.h"
@@ -45,6 +47,7 @@ constexpr size_t kPoolPassages = 4;        // passages whose sentences compete
 constexpr size_t kTopicPassages = 4;       // passages a topic keeps for follow-ups
 constexpr size_t kMaxSaid = 64;            // units a conversation remembers as said
 constexpr size_t kMaxQuoteOverlap = 2;     // question words a persona quote must share
+constexpr double kInformativeBytes = 120;  // a follow-up prefers units about this long over scraps
 
 std::string Replace(std::string s, const std::string& key, const std::string& value) {
   for (size_t at = s.find(key); at != std::string::npos; at = s.find(key, at + value.size())) s.replace(at, key.size(), value);
@@ -155,7 +158,15 @@ class Turn {
   }
 
   bool FromPersonaQa();
+  struct Pool {
+    std::vector<uint32_t> labels;
+    std::vector<float> scores, strengths;
+    std::vector<size_t> ranks;
+  };
   void FromPassages(const float* query_vector, size_t query_dims, bool about_topic);
+  std::vector<SearchResult> Lookup(const float* query_vector, size_t query_dims, bool about_topic) const;
+  Pool BuildPool(const std::vector<SearchResult>& hits, bool about_topic) const;
+  std::vector<Unit> GatherUnits(const Pool& pool, const QuestionTerms& terms, bool same_language, bool about_topic) const;
   std::vector<uint32_t> TopicPool() const;
   std::vector<uint32_t> SectionNeighbours(uint32_t label) const;
   void Continue(FollowUp follow);
@@ -338,7 +349,8 @@ void Turn::AddQuote(AnswerWriter& w, const QuestionTerms& terms) {
   }
 }
 
-void Turn::FromPassages(const float* query_vector, size_t query_dims, bool about_topic) {
+// The shown, non-meta results of the one search a question gets.
+std::vector<SearchResult> Turn::Lookup(const float* query_vector, size_t query_dims, bool about_topic) const {
   QueryOptions qo;
   qo.k = opt_.k;
   qo.min_score = opt_.threshold;
@@ -352,47 +364,69 @@ void Turn::FromPassages(const float* query_vector, size_t query_dims, bool about
   for (size_t i = 0; i < found.results.size(); ++i) {
     if (found.shown[i] && !db_.chunk(found.results[i].label).meta) hits.push_back(found.results[i]);
   }
-  if (hits.empty()) return DontKnow();
-  // Passages in the question's language first when they rank among the best.
-  bool same_language = false;
-  for (const SearchResult& r : hits) same_language |= db_.chunk(r.label).language == a_.language;
-  // The topic's passages first for a question about it, then the best hits.
-  std::vector<uint32_t> pool = about_topic ? TopicPool() : std::vector<uint32_t>();
-  std::vector<float> scores(pool.size(), 0.f), strengths(pool.size(), 1.f);
-  const float top = std::max(hits[0].fused, 1e-6f);
+  return hits;
+}
+
+// The passages whose units compete: the topic's first for a question about
+// it, then the best hits, then the chunks beside the best hit in its section
+// (which rank with it).
+Turn::Pool Turn::BuildPool(const std::vector<SearchResult>& hits, bool about_topic) const {
+  Pool p;
+  auto add = [&](uint32_t label, float score, float strength, size_t rank) {
+    if (std::find(p.labels.begin(), p.labels.end(), label) != p.labels.end()) return false;
+    p.labels.push_back(label), p.scores.push_back(score), p.strengths.push_back(strength), p.ranks.push_back(rank);
+    return true;
+  };
+  if (about_topic) {
+    for (uint32_t label : TopicPool()) add(label, 0.f, 1.f, p.labels.size());
+  }
+  const float top = hits.empty() ? 1.f : std::max(hits[0].fused, 1e-6f);
   for (size_t i = 0, n = 0; i < hits.size() && n < kPoolPassages; ++i) {
-    if (std::find(pool.begin(), pool.end(), hits[i].label) != pool.end()) continue;
-    pool.push_back(hits[i].label), scores.push_back(hits[i].score), ++n;
-    strengths.push_back(std::clamp(hits[i].fused / top, 0.f, 1.f));
+    n += add(hits[i].label, hits[i].score, std::clamp(hits[i].fused / top, 0.f, 1.f), p.labels.size());
   }
-  // The best passage's section may run on in the chunks beside it.
-  for (uint32_t near : SectionNeighbours(hits[0].label)) {
-    if (std::find(pool.begin(), pool.end(), near) != pool.end()) continue;
-    pool.push_back(near), scores.push_back(hits[0].score), strengths.push_back(1.f);
+  if (!hits.empty()) {
+    const size_t lead_rank = p.ranks[std::find(p.labels.begin(), p.labels.end(), hits[0].label) - p.labels.begin()];
+    for (uint32_t near : SectionNeighbours(hits[0].label)) add(near, hits[0].score, 1.f, lead_rank);
   }
-  const QuestionTerms terms = TermsOf(q_, db_);
-  const QuestionType type = ClassifyQuestion(q_);
+  return p;
+}
+
+// Every quotable unit of the pool, marked with its passage's standing; the
+// same sentence in two passages (a document and its copy) once.
+std::vector<Unit> Turn::GatherUnits(const Pool& pool, const QuestionTerms& terms, bool same_language, bool about_topic) const {
   static const std::vector<std::string> kNothingSaid;
   std::vector<Unit> units;
-  for (size_t i = 0; i < pool.size(); ++i) {
-    // Neighbours of the best passage rank with it.
-    const size_t rank = i < pool.size() && strengths[i] == 1.f && scores[i] == hits[0].score ? 0 : i;
-    std::vector<Unit> more = UnitsOf(persona_, db_, pool[i], rank, about_topic ? state_.said : kNothingSaid);
-    const bool other = db_.chunk(pool[i]).language != a_.language;
-    const std::vector<std::string>& title = db_.chunk(pool[i]).title;
-    const float title_shared = title.empty() ? 0.f : SharedEvidence(terms, title.back());
-    for (Unit& u : more) {
-      u.other_language = other && same_language;
-      u.passage_score = scores[i];
-      u.strength = strengths[i];
-      u.title_shared = title_shared;
-    }
-    units.insert(units.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
-  }
-  // The same sentence in two passages (a document and its copy) is one unit.
   std::set<std::string> seen;
-  units.erase(std::remove_if(units.begin(), units.end(), [&](const Unit& u) { return !seen.insert(FoldText(u.own_text())).second; }),
-              units.end());
+  for (size_t i = 0; i < pool.labels.size(); ++i) {
+    const Chunk& c = db_.chunk(pool.labels[i]);
+    const float title_shared = c.title.empty() ? 0.f : SharedEvidence(terms, c.title.back());
+    for (Unit& u : UnitsOf(persona_, db_, pool.labels[i], pool.ranks[i], about_topic ? state_.said : kNothingSaid)) {
+      std::string whole = u.sentence.text;
+      std::replace(whole.begin(), whole.end(), '\n', ' ');
+      const bool again = seen.count(FoldText(u.own_text())) || seen.count(FoldText(whole));
+      seen.insert(FoldText(u.own_text()));
+      seen.insert(FoldText(whole));
+      if (again) continue;
+      u.other_language = c.language != a_.language && same_language;
+      u.passage_score = pool.scores[i];
+      u.strength = pool.strengths[i];
+      u.title_shared = title_shared;
+      units.push_back(std::move(u));
+    }
+  }
+  return units;
+}
+
+void Turn::FromPassages(const float* query_vector, size_t query_dims, bool about_topic) {
+  const std::vector<SearchResult> hits = Lookup(query_vector, query_dims, about_topic);
+  // A question about the topic is answered from the topic's passages even when the lookup finds nothing new.
+  if (hits.empty() && !about_topic) return DontKnow();
+  bool same_language = false;  // a passage in the question's language answers
+  for (const SearchResult& r : hits) same_language |= db_.chunk(r.label).language == a_.language;
+  const Pool pool = BuildPool(hits, about_topic);
+  const QuestionTerms terms = TermsOf(q_, db_);
+  const QuestionType type = ClassifyQuestion(q_);
+  std::vector<Unit> units = GatherUnits(pool, terms, same_language, about_topic);
   if (units.empty()) return DontKnow();
   Score(units, terms, type);
   AnswerWriter w(persona_, db_, state_.in_role);
@@ -405,7 +439,7 @@ void Turn::FromPassages(const float* query_vector, size_t query_dims, bool about
   for (std::string& b : w.blocks()) blocks_.push_back(std::move(b));
   a_.kind = AnswerKind::kAnswer;
   a_.citations = w.citations();
-  Remember(w, pool, !about_topic);
+  Remember(w, pool.labels, !about_topic);
   if (!about_topic) state_.topic = q_;
   NoteLanguages(same_language);
 }
@@ -426,18 +460,33 @@ void Turn::Continue(FollowUp follow) {
     blocks_.push_back(ph().nothing_more.empty() ? ph().dont_know : ph().nothing_more);
     return;
   }
+  // Where each passage was left off: what follows it reads on.
+  std::map<uint32_t, size_t> left_off;
+  for (const Unit& u : units) left_off.emplace(u.label, 0);
+  for (const std::string& key : state_.said) {
+    // Keys come back from a saved session: anything malformed is skipped.
+    const size_t colon = key.rfind(':');
+    if (colon == std::string::npos || colon + 1 >= key.size()) continue;
+    char* end = nullptr;
+    const unsigned long index = std::strtoul(key.c_str() + colon + 1, &end, 10);
+    auto label = db_.Find(key.substr(0, colon));
+    if (*end == '\0' && label && left_off.count(*label)) left_off[*label] = std::max<size_t>(left_off[*label], index + 1);
+  }
   for (Unit& u : units) {
     u.shared = SharedEvidence(terms, u.sentence.text);
     const bool cue = follow == FollowUp::kWhy ? HasReasonCue(u.sentence.text)
                      : follow == FollowUp::kExample ? HasExampleCue(u.sentence.text) : false;
-    // Reading order: passages in the topic's order, units within them.
-    u.score = (cue ? 1.0 : 0.0) + 0.3 * u.shared + 1.0 / (1.0 + u.rank + 0.1 * u.sentence.index);
+    const size_t from = left_off[u.label];
+    const double next = u.sentence.index >= from ? 1.0 / (1.0 + u.sentence.index - from) : 0.0;
+    const double informative = std::min(1.0, u.sentence.text.size() / kInformativeBytes);
+    u.score = (cue ? 1.0 : 0.0) + 0.3 * u.shared + next + 0.5 / (1.0 + u.rank) + 0.1 * informative;
   }
   std::vector<const Unit*> take;
   const Unit* best = &*std::max_element(units.begin(), units.end(), [](const Unit& x, const Unit& y) { return x.score < y.score; });
   take.push_back(best);
-  // "And then?" reads on: the unit after it in the same passage too.
-  if (follow == FollowUp::kMore) {
+  // It reads on: the unit after it in the same passage too, unless it is the example asked for.
+  const bool example = follow == FollowUp::kExample && HasExampleCue(best->sentence.text);
+  if (!example) {
     for (const Unit& u : units) {
       if (u.label == best->label && u.sentence.index > best->sentence.index) {
         take.push_back(&u);
@@ -446,7 +495,7 @@ void Turn::Continue(FollowUp follow) {
     }
   }
   AnswerWriter w(persona_, db_, state_.in_role);
-  w.Quote(take, state_.in_role && follow == FollowUp::kExample ? ph().example : "");
+  w.Quote(take, state_.in_role && example ? ph().example : "");
   for (std::string& b : w.blocks()) blocks_.push_back(std::move(b));
   a_.kind = AnswerKind::kAnswer;
   a_.citations = w.citations();

@@ -72,7 +72,10 @@ struct UnitWeights {
   double passage = 0.5;     // the passage's ranking score over the best one's
   double title = 0.3;       // the share of the question's rare words in the passage's own heading
   double position = 0.05;   // earlier in its passage
-  double other_language = 0.0;  // held against a unit in another language, when the question's language answers too
+  // Held against a unit in another language when passages in the question's
+  // language answer too: the issue asks for the asker's language where it
+  // answers as well (the development half is indifferent between 0 and 0.3).
+  double other_language = 0.3;
   // A unit shares real evidence with the question when it holds this share
   // of its rare words, or the model finds it this similar.
   float min_shared = 0.1f;

@@ -109,7 +109,7 @@ std::string AnswerWriter::Render(const Unit& u, bool with_context) const {
     text = with_context && SaysSomething(lead) ? lead + " " + text.substr(nl + 1) : text.substr(nl + 1);
   }
   text = Finished(Unarrowed(std::move(text)));
-  return in_role_ ? ToFirstPerson(text, c.language, persona_.self_names()) : text;
+  return in_role_ ? ToFirstPerson(text, c.language, persona_.self_reference()) : text;
 }
 
 void AnswerWriter::Quote(const std::vector<const Unit*>& units, const std::string& frame) {

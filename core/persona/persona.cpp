@@ -100,6 +100,50 @@ VoicePhrases ParsePhrases(const json& o, const std::string& field) {
   return p;
 }
 
+// Optional: the persona's third-person pronouns per language, by role.
+std::map<std::string, std::vector<std::string>> ParsePronouns(const json& root) {
+  std::map<std::string, std::vector<std::string>> out;
+  auto it = root.find("self_pronouns");
+  if (it == root.end()) return out;
+  if (!it->is_object()) Bad("self_pronouns", "must map languages to {subject, possessive}");
+  for (auto& [lang, o] : it->items()) {
+    if (!o.is_object()) Bad("self_pronouns." + lang, "must be an object");
+    std::vector<std::string> roles;
+    for (const char* role : {"subject", "possessive"}) {
+      std::string w = Str(o, role, "self_pronouns." + lang, /*required=*/false);
+      if (w.find(' ') != std::string::npos) Bad("self_pronouns." + lang + "." + role, "must be one word");
+      roles.push_back(FoldText(w));
+    }
+    out[lang] = std::move(roles);
+  }
+  return out;
+}
+
+// Optional: words a role command said in other words is recognised by.
+std::map<std::string, RoleWords> ParseRoleWords(const json& root) {
+  std::map<std::string, RoleWords> out;
+  auto rw = root.find("role_words");
+  if (rw == root.end()) return out;
+  if (!rw->is_object()) Bad("role_words", "must map languages to {exit, reenter, role, self}");
+  for (auto& [lang, o] : rw->items()) {
+    if (!o.is_object()) Bad("role_words." + lang, "must be an object");
+    RoleWords w;
+    for (auto [name, member] : {std::pair{"exit", &RoleWords::exit}, std::pair{"reenter", &RoleWords::reenter},
+                                std::pair{"role", &RoleWords::role}, std::pair{"self", &RoleWords::self}}) {
+      const std::string field = "role_words." + lang + "." + name;
+      const json list = o.value(name, json::array());
+      if (!list.is_array()) Bad(field, "must be a list");
+      for (const json& s : list) {
+        if (!s.is_string() || s.get<std::string>().empty()) Bad(field, "must hold non-empty strings");
+        if (utf8::FindInvalid(s.get<std::string>()) != std::string::npos) Bad(field, "is not valid UTF-8");
+        (w.*member).push_back(FoldText(s.get<std::string>()));
+      }
+    }
+    out[lang] = std::move(w);
+  }
+  return out;
+}
+
 }  // namespace
 
 Persona Persona::FromJson(std::string_view text) {
@@ -144,29 +188,12 @@ Persona Persona::FromJson(std::string_view text) {
   // Optional: courtesies around role commands (older persona files lack them).
   if (root.contains("command_leads")) p.command_leads_ = Lists(root, "command_leads", "persona");
   if (root.contains("command_tails")) p.command_tails_ = Lists(root, "command_tails", "persona");
-  if (auto rw = root.find("role_words"); rw != root.end()) {
-    if (!rw->is_object()) Bad("role_words", "must map languages to {exit, reenter, role, self}");
-    for (auto& [lang, o] : rw->items()) {
-      if (!o.is_object()) Bad("role_words." + lang, "must be an object");
-      RoleWords w;
-      for (auto [name, member] : {std::pair{"exit", &RoleWords::exit}, std::pair{"reenter", &RoleWords::reenter},
-                                  std::pair{"role", &RoleWords::role}, std::pair{"self", &RoleWords::self}}) {
-        const std::string field = "role_words." + lang + "." + name;
-        const json list = o.value(name, json::array());
-        if (!list.is_array()) Bad(field, "must be a list");
-        for (const json& s : list) {
-          if (!s.is_string() || s.get<std::string>().empty()) Bad(field, "must hold non-empty strings");
-          if (utf8::FindInvalid(s.get<std::string>()) != std::string::npos) Bad(field, "is not valid UTF-8");
-          (w.*member).push_back(FoldText(s.get<std::string>()));
-        }
-      }
-      p.role_words_[lang] = std::move(w);
-    }
-  }
-  p.self_names_ = Array<std::string>(root, "self_names", [](const json& e, const std::string& f) {
+  p.role_words_ = ParseRoleWords(root);
+  p.self_reference_.names = Array<std::string>(root, "self_names", [](const json& e, const std::string& f) {
     if (!e.is_string() || e.get<std::string>().empty()) Bad(f, "must be a non-empty string");
     return e.get<std::string>();
   });
+  p.self_reference_.pronouns = ParsePronouns(root);
   auto phrases = root.find("phrases");
   if (phrases == root.end() || !phrases->is_object() || !phrases->contains("en")) {
     Bad("phrases", "must hold at least the English (\"en\") phrases");

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/persona/voice.h"
+
 namespace vesper {
 
 // Per-language strings: "en", "pt", "zh".
@@ -94,7 +96,10 @@ class Persona {
   const std::map<std::string, RoleWords>& role_words() const { return role_words_; }
   // The persona's name and how passages refer to it ("Andrej Karpathy", "Karpathy"):
   // rewritten to the first person in the persona's voice.
-  const std::vector<std::string>& self_names() const { return self_names_; }
+  const std::vector<std::string>& self_names() const { return self_reference_.names; }
+  // The names and the third-person pronouns ("self_pronouns": en {subject,
+  // possessive}, zh {subject}) the first-person rewrite replaces.
+  const SelfReference& self_reference() const { return self_reference_; }
   // Falls back to English phrases for a language the file does not cover.
   const VoicePhrases& phrases(const std::string& language) const;
 
@@ -114,7 +119,7 @@ class Persona {
   std::vector<OutOfScopeRule> out_of_scope_;
   ListByLanguage exit_, reenter_, command_leads_, command_tails_;
   std::map<std::string, RoleWords> role_words_;
-  std::vector<std::string> self_names_;
+  SelfReference self_reference_;
   std::map<std::string, VoicePhrases> phrases_;
 };
 

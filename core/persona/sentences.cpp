@@ -229,8 +229,16 @@ class Splitter {
 
  private:
   void Piece(std::string_view text, bool list_item, bool row, bool one_line) {
-    if (list_item && text.size() <= kMaxWholeItemBytes) return Emit(text, true, row, false);
     std::vector<std::string_view> parts = SentencePieces(text);
+    if (list_item && text.size() <= kMaxWholeItemBytes) {
+      // An item that runs into the next list's lead-in ("... 更重要。 我追求的：") is two things.
+      std::string_view tail = parts.size() > 1 ? parts.back() : std::string_view();
+      if (!tail.empty() && EndsLeadIn(Trim(tail))) {
+        Emit(text.substr(0, text.size() - tail.size()), true, row, false);
+        return Emit(Trim(tail), false, false, false);
+      }
+      return Emit(text, true, row, false);
+    }
     for (std::string_view p : parts) Emit(p, list_item, row, one_line && parts.size() == 1);
   }
 

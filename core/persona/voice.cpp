@@ -26,7 +26,13 @@ std::string FirstPersonVerb(const std::string& w) {
 
 bool IsLowerWord(const std::string& w) { return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return c >= 'a' && c <= 'z'; }); }
 
-std::string English(std::string s, const std::vector<std::string>& names) {
+std::string Capitalised(std::string w) {
+  if (!w.empty() && w[0] >= 'a' && w[0] <= 'z') w[0] = static_cast<char>(w[0] - 'a' + 'A');
+  return w;
+}
+
+// pronouns: {subject, possessive}, lower case; either may be missing.
+std::string English(std::string s, const std::vector<std::string>& names, const std::vector<std::string>& pronouns) {
   // Collapse the full name to the short one first, so one set of rules applies.
   std::vector<std::string> sorted = names;
   std::sort(sorted.begin(), sorted.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
@@ -40,9 +46,11 @@ std::string English(std::string s, const std::vector<std::string>& names) {
       if (left && right) s.replace(at, n.size(), self);
     }
   }
-  // He/his/him at the start of a sentence about the persona, too.
-  if (s.rfind("He ", 0) == 0) s.replace(0, 2, self);
-  if (s.rfind("His ", 0) == 0) s.replace(0, 3, self + "'s");
+  // The persona's pronoun at the start of a sentence is the persona, too.
+  const std::string subject = pronouns.size() > 0 ? Capitalised(pronouns[0]) : "";
+  const std::string possessive = pronouns.size() > 1 ? Capitalised(pronouns[1]) : "";
+  if (!subject.empty() && s.rfind(subject + " ", 0) == 0) s.replace(0, subject.size(), self);
+  if (!possessive.empty() && s.rfind(possessive + " ", 0) == 0) s.replace(0, possessive.size(), self + "'s");
 
   std::string out;
   for (size_t i = 0; i < s.size();) {
@@ -91,12 +99,15 @@ std::string English(std::string s, const std::vector<std::string>& names) {
       if (!adverb) break;
     }
   }
-  // "his" elsewhere in a sentence about the persona is the persona's.
-  for (size_t at = out.find(" his "); at != std::string::npos; at = out.find(" his ", at + 1)) out.replace(at, 5, " my ");
+  // The possessive elsewhere in a sentence about the persona is the persona's.
+  if (pronouns.size() > 1 && !pronouns[1].empty()) {
+    const std::string theirs = " " + pronouns[1] + " ";
+    for (size_t at = out.find(theirs); at != std::string::npos; at = out.find(theirs, at + 1)) out.replace(at, theirs.size(), " my ");
+  }
   return out;
 }
 
-std::string Chinese(std::string s, const std::vector<std::string>& names) {
+std::string Chinese(std::string s, const std::vector<std::string>& names, const std::vector<std::string>& pronouns) {
   bool about_self = false;
   std::vector<std::string> sorted = names;
   std::sort(sorted.begin(), sorted.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
@@ -109,8 +120,9 @@ std::string Chinese(std::string s, const std::vector<std::string>& names) {
       about_self = true;
     }
   }
-  if (about_self) {
-    const std::string he = "\xE4\xBB\x96";  // 他
+  // The persona's pronoun (他) in a sentence about it is the persona.
+  if (about_self && !pronouns.empty() && !pronouns[0].empty()) {
+    const std::string& he = pronouns[0];
     for (size_t at = s.find(he); at != std::string::npos; at = s.find(he, at + me.size())) s.replace(at, he.size(), me);
   }
   return s;
@@ -118,10 +130,13 @@ std::string Chinese(std::string s, const std::vector<std::string>& names) {
 
 }  // namespace
 
-std::string ToFirstPerson(std::string_view sentence, const std::string& language, const std::vector<std::string>& self_names) {
+std::string ToFirstPerson(std::string_view sentence, const std::string& language, const SelfReference& self) {
+  static const std::vector<std::string> kNone;
+  auto it = self.pronouns.find(language);
+  const std::vector<std::string>& pronouns = it == self.pronouns.end() ? kNone : it->second;
   std::string s(sentence);
-  if (language == "en") return English(std::move(s), self_names);
-  if (language == "zh") return Chinese(std::move(s), self_names);
+  if (language == "en") return English(std::move(s), self.names, pronouns);
+  if (language == "zh") return Chinese(std::move(s), self.names, pronouns);
   return s;
 }
 

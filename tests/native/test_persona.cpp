@@ -330,7 +330,7 @@ TEST_CASE("sentences and the first person", "[persona]") {
                           "He names variables descriptively, even in live demos.\n\n```python\nx = f(y)\n```");
   REQUIRE(s.size() == 2);
   CHECK(s[0].text == "Karpathy joined Tesla in June 2017 as Director of AI, assuming responsibility for the vision team.");
-  std::vector<std::string> names = {"Andrej Karpathy", "Karpathy"};
+  SelfReference names{{"Andrej Karpathy", "Karpathy"}, {{"en", {"he", "his"}}, {"zh", {"\xE4\xBB\x96"}}}};
   CHECK(ToFirstPerson(s[0].text, "en", names).rfind("I joined Tesla", 0) == 0);
   CHECK(ToFirstPerson(s[1].text, "en", names).rfind("I name variables", 0) == 0);
   CHECK(ToFirstPerson("Karpathy's most original essay was written by Karpathy.", "en", names) ==
@@ -338,8 +338,12 @@ TEST_CASE("sentences and the first person", "[persona]") {
   CHECK(ToFirstPerson("Karpathy holds a balanced view.", "en", names) == "I hold a balanced view.");
   CHECK(ToFirstPerson("Karpathy 在 Tesla 工作，他负责视觉。", "zh", names) == "我 在 Tesla 工作，我负责视觉。");
   // A self name that is already "我", or empty, ends (it used to loop forever).
-  CHECK(ToFirstPerson("我在 Tesla 工作，他负责视觉。", "zh", {"我", ""}) == "我在 Tesla 工作，我负责视觉。");
-  CHECK(ToFirstPerson("Karpathy joined Tesla.", "en", {""}) == "Karpathy joined Tesla.");
+  CHECK(ToFirstPerson("我在 Tesla 工作，他负责视觉。", "zh", SelfReference{{"我", ""}, names.pronouns}) == "我在 Tesla 工作，我负责视觉。");
+  CHECK(ToFirstPerson("Karpathy joined Tesla.", "en", SelfReference{{""}, {}}) == "Karpathy joined Tesla.");
+  // The pronouns come from the persona file: a persona written about as "she" is rewritten the same way.
+  SelfReference her{{"Fei-Fei Li"}, {{"en", {"she", "her"}}}};
+  CHECK(ToFirstPerson("She founded the lab; her students built ImageNet.", "en", her) == "I founded the lab; my students built ImageNet.");
+  CHECK(ToFirstPerson("He founded the lab.", "en", her) == "He founded the lab.");
 }
 
 }  // namespace vesper

@@ -223,6 +223,14 @@ export function compilePersona(core, documents) {
   persona.id = persona.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
   const surname = persona.name.split(' ').at(-1);
   persona.self_names = [...new Set([persona.name, surname])];
+  // How the documents refer to the persona in the third person, for the first-person rewrite.
+  const count = (re) => (all.match(re) ?? []).length;
+  const female = count(/\b(she|her)\b/gi) > count(/\b(he|his|him)\b/gi);
+  persona.self_pronouns = {
+    en: female ? { subject: 'she', possessive: 'her' } : { subject: 'he', possessive: 'his' },
+    zh: { subject: count(/她/g) > count(/他/g) ? '她' : '他' },
+  };
+  provenance.self_pronouns = 'the third-person pronouns the documents use most (en, zh)';
   const ptIdentity = /Agente que simula ([^\n]+?)(?:\. Use|\n)/.exec(all);
   const zhIdentity = /\*\*我是谁\*\*：([^*]+?)(?=\s\*\*|$)/.exec(all);
   persona.identity = {
