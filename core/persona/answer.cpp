@@ -237,9 +237,11 @@ void Turn::Score(std::vector<Unit>& units, const QuestionTerms& terms, QuestionT
 // The units that answer: the best one, what reads on from it in its passage,
 // and a strong unit of another passage; or a compact passage whole.
 std::vector<const Unit*> Turn::Select(const std::vector<Unit>& units, QuestionType type) const {
+  // The best unit shares evidence with the question and, for "when" and "how many", has the form asked for.
   const Unit* best = nullptr;
   for (const Unit& u : units) {
-    if (Relevant(u) && (!best || u.score > best->score)) best = &u;
+    const bool formed = !NeedsForm(type) || TypeFit(type, u.sentence.text) > 0.f;
+    if (Relevant(u) && formed && (!best || u.score > best->score)) best = &u;
   }
   if (!best) {  // the decision says answerable; the best-scored unit leads
     for (const Unit& u : units) {
@@ -429,6 +431,14 @@ void Turn::FromPassages(const float* query_vector, size_t query_dims, bool about
   std::vector<Unit> units = GatherUnits(pool, terms, same_language, about_topic);
   if (units.empty()) return DontKnow();
   Score(units, terms, type);
+  // An answer shares real evidence with the question: when no sentence of the
+  // passages the decision let through does, the honest answer is "I don't know".
+  // A date for "when", a number for "how many": without one among them, nothing here answers.
+  const bool formed = !NeedsForm(type);
+  if (!about_topic && std::none_of(units.begin(), units.end(), [&](const Unit& u) {
+        return Relevant(u) && (formed || TypeFit(type, u.sentence.text) > 0.f);
+      }))
+    return DontKnow();
   AnswerWriter w(persona_, db_, state_.in_role);
   const std::vector<const Unit*> chosen = Select(units, type);
   if (opt_.explain) Explain(units, chosen);

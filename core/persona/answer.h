@@ -79,7 +79,7 @@ struct UnitWeights {
   // A unit shares real evidence with the question when it holds this share
   // of its rare words, or the model finds it this similar.
   float min_shared = 0.1f;
-  float min_similarity = 0.55f;
+  float min_similarity = 0.45f;
   double second_ratio = 0.75;  // another unit joins the best one at this share of its score
 };
 

@@ -61,6 +61,34 @@ bool HasYear(std::string_view s) {
   return false;
 }
 
+bool HasNumber(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    const char32_t cp = utf8::Next(s, i);
+    // Digits, and the Han numerals 一 to 十, 百, 千, 万.
+    if ((cp >= '0' && cp <= '9') || cp == 0x4E00 || cp == 0x4E8C || cp == 0x4E09 || cp == 0x56DB || cp == 0x4E94 ||
+        cp == 0x516D || cp == 0x4E03 || cp == 0x516B || cp == 0x4E5D || cp == 0x5341 || cp == 0x767E || cp == 0x5343 ||
+        cp == 0x4E07)
+      return true;
+  }
+  return false;
+}
+
+// A digit run that is not a year ("~100 lines", "10 minutes", "1M+").
+bool HasCount(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    if (s[i] < '0' || s[i] > '9') {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < s.size() && s[j] >= '0' && s[j] <= '9') ++j;
+    const bool year = j - i == 4 && (s[i] == '1' || s[i] == '2');
+    if (!year) return true;
+    i = j;
+  }
+  return false;
+}
+
 // Two capitalised words in a row past the sentence's first ("Fei-Fei Li", "Geoffrey Hinton").
 bool HasName(std::string_view s) {
   int caps = 0;
@@ -92,9 +120,13 @@ QuestionType ClassifyQuestion(std::string_view question) {
                  "\xE7\xBC\xBA\xE7\x82\xB9", "\xE5\xB1\x80\xE9\x99\x90", "\xE5\xBC\xB1\xE7\x82\xB9",  // 缺点 局限 弱点
                  "\xE4\xB8\x8D\xE8\xAF\xA5\xE7\x94\xA8", "\xE9\xA3\x8E\xE9\x99\xA9"}))  // 不该用 风险
     return QuestionType::kLimitation;
-  if (HasAny(f, {"when", "what year", "which year", "how long", "quando", "que ano", "em que ano", "quanto tempo",
+  // "How much math do I need?" wants no number; "how many" and "how long" do.
+  if (HasAny(f, {"how many", "how long", "quantos", "quantas", "quanto tempo", "\xE5\xA4\x9A\xE5\xB0\x91",
+                 "\xE5\x87\xA0\xE4\xB8\xAA", "\xE5\x87\xA0\xE5\xB9\xB4", "\xE5\xA4\x9A\xE4\xB9\x85"}))  // 多少 几个 几年 多久
+    return QuestionType::kHowMany;
+  if (HasAny(f, {"when", "what year", "which year", "quando", "que ano", "em que ano",
                  "\xE4\xBB\x80\xE4\xB9\x88\xE6\x97\xB6\xE5\x80\x99", "\xE5\x93\xAA\xE4\xB8\x80\xE5\xB9\xB4",
-                 "\xE5\x93\xAA\xE5\xB9\xB4", "\xE4\xBD\x95\xE6\x97\xB6", "\xE5\xA4\x9A\xE4\xB9\x85"}))  // 什么时候 哪一年 哪年 何时 多久
+                 "\xE5\x93\xAA\xE5\xB9\xB4", "\xE4\xBD\x95\xE6\x97\xB6"}))  // 什么时候 哪一年 哪年 何时
     return QuestionType::kWhen;
   if (HasAny(f, {"why", "por que", "porque", "pra que", "\xE4\xB8\xBA\xE4\xBB\x80\xE4\xB9\x88", "\xE4\xB8\xBA\xE4\xBD\x95",
                  "\xE5\x8E\x9F\xE5\x9B\xA0"}))  // 为什么 为何 原因
@@ -138,6 +170,8 @@ float SharedEvidence(const QuestionTerms& terms, std::string_view text) {
   }
   return got / terms.total;
 }
+
+bool NeedsForm(QuestionType type) { return type == QuestionType::kWhen || type == QuestionType::kHowMany; }
 
 bool HasReasonCue(std::string_view sentence) {
   const std::string f = FoldText(sentence);
@@ -186,6 +220,7 @@ float TypeFit(QuestionType type, std::string_view s) {
   const std::string f = FoldText(s);
   switch (type) {
     case QuestionType::kWhen: return HasYear(s) ? 1.f : 0.f;
+    case QuestionType::kHowMany: return HasNumber(s) && !(HasYear(s) && !HasCount(s)) ? 1.f : 0.f;
     case QuestionType::kWho: return HasName(s) ? 0.6f : 0.f;
     case QuestionType::kWhy: return HasReasonCue(s) ? 1.f : 0.f;
     case QuestionType::kLimitation: return HasLimitationCue(s) ? 1.f : 0.f;

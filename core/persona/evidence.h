@@ -12,7 +12,7 @@ namespace vesper {
 
 class Collection;
 
-enum class QuestionType { kFact, kWhen, kWhere, kWho, kWhy, kHow, kWhatIs, kOpinion, kLimitation };
+enum class QuestionType { kFact, kWhen, kHowMany, kWhere, kWho, kWhy, kHow, kWhatIs, kOpinion, kLimitation };
 
 // From the question's own words ("when", "quando", "什么时候", ...).
 QuestionType ClassifyQuestion(std::string_view question);
@@ -33,6 +33,11 @@ float SharedEvidence(const QuestionTerms& terms, std::string_view text);
 // How well a sentence's form fits the question's type, in [0, 1]: a year
 // for "when", a reason for "why", a definition for "what is".
 float TypeFit(QuestionType type, std::string_view sentence);
+
+// The question asks for something only a sentence of a certain form gives:
+// a date for "when", a number for "how many". An answer without one does not
+// answer it.
+bool NeedsForm(QuestionType type);
 
 bool HasReasonCue(std::string_view sentence);
 // Names a weakness ("counterpoint", "fails", "contraponto", "局限").
