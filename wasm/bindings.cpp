@@ -10,6 +10,7 @@
 #include <emscripten/val.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 
 #include "core/chunker/chunker.h"
@@ -59,20 +60,26 @@ Bytes g_bytes;
 Bytes g_output;
 std::vector<Collection> g_loaded;  // see LoadPackStaged
 
-val StagingFloats(size_t n) {
-  if (g_floats.size() < n) g_floats.resize(n);
-  return val(emscripten::typed_memory_view(n, g_floats.data()));
+// A staging area of n elements: a size JS cannot have meant (over the 4 GiB
+// a wasm32 heap holds) or one the heap cannot grow to is an error, not a trap.
+// A staging area of n elements. n arrives as a JS number (a size_t parameter
+// would wrap 2^40 to 0 on wasm32): a size that is not a whole number, or over
+// what a wasm32 heap holds, or one the heap cannot grow to, is an error, not a trap.
+template <typename V>
+val Staging(V& buffer, double requested) {
+  return Guard([&] {
+    constexpr double kMaxStagingBytes = double(size_t{1} << 31);
+    if (!(requested >= 0) || requested != static_cast<double>(static_cast<uint64_t>(requested)) ||
+        requested * sizeof(typename V::value_type) > kMaxStagingBytes)
+      throw Error(ErrorCode::kInvalidArgument, "staging request too large or not a whole number");
+    const size_t n = static_cast<size_t>(requested);
+    if (buffer.size() < n) buffer.resize(n);
+    return val(emscripten::typed_memory_view(n, buffer.data()));
+  });
 }
-
-val StagingInts(size_t n) {
-  if (g_ints.size() < n) g_ints.resize(n);
-  return val(emscripten::typed_memory_view(n, g_ints.data()));
-}
-
-val StagingBytes(size_t n) {
-  if (g_bytes.size() < n) g_bytes.resize(n);
-  return val(emscripten::typed_memory_view(n, g_bytes.data()));
-}
+val StagingFloats(double n) { return Staging(g_floats, n); }
+val StagingInts(double n) { return Staging(g_ints, n); }
+val StagingBytes(double n) { return Staging(g_bytes, n); }
 
 template <typename T>
 val ArrayOf(const std::vector<T>& v) {
@@ -119,12 +126,19 @@ std::vector<std::string> Strings(const val& o, const char* key, size_t max_items
   return out;
 }
 
-SearchMode ParseMode(const std::string& mode) {
-  if (mode == "vector") return SearchMode::kVector;
-  if (mode == "lexical") return SearchMode::kLexical;
-  if (mode != "hybrid") throw Error(ErrorCode::kInvalidArgument, "mode must be hybrid, vector or lexical");
-  return SearchMode::kHybrid;
+constexpr size_t kMaxK = 10000;  // results one search may ask for
+
+// A count or size from JS: a whole number from 0 to `most`; anything else
+// (-1, 2.5, NaN, 1e300) is an error naming the option, never a wrapped size_t.
+size_t Count(const val& o, const char* key, size_t fallback, size_t most = size_t{1} << 30) {
+  const double v = Num(o, key, static_cast<double>(fallback));
+  if (!(v >= 0) || v > static_cast<double>(most) || v != static_cast<double>(static_cast<size_t>(v))) {
+    throw Error(ErrorCode::kInvalidArgument, std::string(key) + " must be a whole number from 0 to " + std::to_string(most));
+  }
+  return static_cast<size_t>(v);
 }
+
+SearchMode ParseMode(const std::string& mode) { return ParseSearchMode(mode); }
 
 val ChunkToJs(const Chunk& c) {
   val o = val::object();
@@ -145,8 +159,8 @@ Chunk ChunkFromJs(const val& o) {
   c.text = Str(o, "text");
   c.source = Str(o, "source");
   c.language = Str(o, "language");
-  c.begin = static_cast<uint32_t>(Num(o, "begin", 0));
-  c.end = static_cast<uint32_t>(Num(o, "end", 0));
+  c.begin = static_cast<uint32_t>(Count(o, "begin", 0, UINT32_MAX));
+  c.end = static_cast<uint32_t>(Count(o, "end", 0, UINT32_MAX));
   val title = o["title"];
   if (!title.isUndefined() && !title.isNull()) {
     auto n = title["length"].as<unsigned>();
@@ -161,7 +175,7 @@ ModelInfo ModelFromJs(const val& o) {
   ModelInfo m;
   if (o.isUndefined() || o.isNull()) return m;
   m.id = Str(o, "id");
-  m.dims = static_cast<uint32_t>(Num(o, "dims", 0));
+  m.dims = static_cast<uint32_t>(Count(o, "dims", 0, 1u << 16));
   m.query_template = Str(o, "queryTemplate");
   m.document_template = Str(o, "documentTemplate");
   m.tokenizer_fingerprint = Str(o, "tokenizerFingerprint");
@@ -242,9 +256,9 @@ class JsTokenizer {
 val Chunk_(const std::string& source, const std::string& text, val options, val tokenizer) {
   return Guard([&] {
     ChunkerOptions o;
-    o.max_tokens = static_cast<size_t>(Num(options, "maxTokens", o.max_tokens));
-    o.min_tokens = static_cast<size_t>(Num(options, "minTokens", o.min_tokens));
-    o.overlap_tokens = static_cast<size_t>(Num(options, "overlapTokens", o.overlap_tokens));
+    o.max_tokens = Count(options, "maxTokens", o.max_tokens);
+    o.min_tokens = Count(options, "minTokens", o.min_tokens);
+    o.overlap_tokens = Count(options, "overlapTokens", o.overlap_tokens);
     if (!options.isUndefined() && !options.isNull()) {
       val meta = options["metaHeadings"];
       if (!meta.isUndefined() && !meta.isNull()) {
@@ -278,10 +292,10 @@ class JsCollection {
       else if (index == "hnsw") o.index = IndexKind::kHnsw;
       else if (index != "auto") throw Error(ErrorCode::kInvalidArgument, "index must be auto, exact or hnsw");
       o.vectors = ParseVectorFormat(Str(options, "vectors", "float32"));
-      o.hnsw_min_size = static_cast<size_t>(Num(options, "hnswMinSize", o.hnsw_min_size));
-      o.hnsw.M = static_cast<uint32_t>(Num(options, "M", o.hnsw.M));
-      o.hnsw.ef_construction = static_cast<uint32_t>(Num(options, "efConstruction", o.hnsw.ef_construction));
-      o.hnsw.ef_search = static_cast<uint32_t>(Num(options, "efSearch", o.hnsw.ef_search));
+      o.hnsw_min_size = Count(options, "hnswMinSize", o.hnsw_min_size);
+      o.hnsw.M = static_cast<uint32_t>(Count(options, "M", o.hnsw.M, 1024));
+      o.hnsw.ef_construction = static_cast<uint32_t>(Count(options, "efConstruction", o.hnsw.ef_construction, 1u << 16));
+      o.hnsw.ef_search = static_cast<uint32_t>(Count(options, "efSearch", o.hnsw.ef_search, 1u << 16));
       return new JsCollection(Collection(name, ModelFromJs(model), o));
     });
   }
@@ -326,7 +340,7 @@ class JsCollection {
   val QueryStaged(const std::string& text, size_t query_dims, val options) const {
     return Guard([&] {
       QueryOptions o;
-      o.k = static_cast<size_t>(Num(options, "k", o.k));
+      o.k = Count(options, "k", o.k, kMaxK);
       o.min_score = static_cast<float>(Num(options, "minScore", o.min_score));
       o.exact = Bool(options, "exact", false);
       o.mode = ParseMode(Str(options, "mode", "hybrid"));
@@ -376,7 +390,7 @@ class JsCollection {
   val SearchStaged(const std::string& text, size_t query_dims, val options) const {
     return Guard([&] {
       SearchOptions o;
-      o.k = static_cast<size_t>(Num(options, "k", o.k));
+      o.k = Count(options, "k", o.k, kMaxK);
       o.threshold = static_cast<float>(Num(options, "threshold", o.threshold));
       o.exact = Bool(options, "exact", false);
       o.lexical_weight = static_cast<float>(Num(options, "lexicalWeight", o.lexical_weight));
@@ -521,8 +535,10 @@ class JsStaticModel {
   static JsStaticModel* FromStaged(size_t n) {
     return Guard([&] {
       if (n > g_bytes.size()) throw Error(ErrorCode::kInvalidArgument, "staged model missing");
+      // Built before the wrapper, so a model that fails to load leaks nothing.
+      auto model = StaticModel::FromBytes(std::string_view(reinterpret_cast<const char*>(g_bytes.data()), n));
       auto* m = new JsStaticModel();
-      m->m_ = StaticModel::FromBytes(std::string_view(reinterpret_cast<const char*>(g_bytes.data()), n));
+      m->m_ = std::move(model);
       return m;
     });
   }
@@ -644,7 +660,7 @@ class JsPersona {
       ConversationState st = StateFromJs(state);
       AnswerOptions o;
       o.threshold = static_cast<float>(Num(options, "threshold", o.threshold));
-      o.k = static_cast<size_t>(Num(options, "k", o.k));
+      o.k = Count(options, "k", o.k, kMaxK);
       ReadWeights(options.isUndefined() || options.isNull() ? val::undefined() : options["weights"], o.weights);
       o.explain = Bool(options, "explain", false);
       Answer a = AnswerQuestion(p_, db.collection(), question, query_dims ? g_floats.data() : nullptr, query_dims, st, o);

@@ -233,6 +233,13 @@ void Collection::EnablePieceMatch(std::shared_ptr<const PieceMatcher> matcher, s
   for (uint32_t label = 0; label < chunks_.size(); ++label) IndexPieces(label);
 }
 
+SearchMode ParseSearchMode(std::string_view name) {
+  if (name == "vector") return SearchMode::kVector;
+  if (name == "lexical") return SearchMode::kLexical;
+  if (name == "hybrid") return SearchMode::kHybrid;
+  throw Error(ErrorCode::kInvalidArgument, "unknown search mode '" + std::string(name) + "' (hybrid, vector or lexical)");
+}
+
 float Collection::PieceSimilarity(std::string_view query, std::string_view text) const {
   if (!matcher_) return -1.f;
   std::vector<int32_t> ids;

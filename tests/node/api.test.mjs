@@ -78,6 +78,16 @@ test('errors reach JS with readable messages and codes', () => {
   assert.throws(() => core.tokenizer(new Uint8Array([1, 2, 3])), { code: 'invalid_argument', message: /not a SentencePiece model/ });
   assert.throws(() => core.loadPack(new Uint8Array(100)), { code: 'corrupt_data', message: /not a vesper pack/ });
   assert.throws(() => core.collection('', null), { code: 'invalid_argument' });
+  // Numbers and names from JS are checked, never cast blindly: a negative or fractional k, an unknown mode.
+  const q = new Float32Array(model.dims).fill(1);
+  for (const k of [-1, 2.5, Number.NaN, 1e300]) {
+    assert.throws(() => db.search('x', q, { k }), { code: 'invalid_argument', message: /k must be a whole number/ }, String(k));
+  }
+  assert.throws(() => db.search('x', q, { mode: 'fuzzy' }), { code: 'invalid_argument', message: /unknown search mode 'fuzzy'/ });
+  assert.throws(() => core.chunk('a.txt', 'text', { maxTokens: -5 }), { code: 'invalid_argument', message: /maxTokens/ });
+  // A staging request no wasm32 heap can hold is an error, not a trap; the module still works after it.
+  assert.throws(() => core.m.stagingFloats(2 ** 40), { code: 'invalid_argument', message: /staging request too large/ });
+  assert.ok(db.search('x', q, { k: 2 }).length <= 2);
   db.dispose();
 });
 
