@@ -491,6 +491,8 @@ void Collection::LoadHnsw(ByteReader& r, size_t label_bytes) {
   for (uint32_t i = 0; i < chunks_.size(); ++i) {
     if (index->Contains(i) != static_cast<bool>(alive_[i])) r.fail("HNSW graph and chunks disagree");
   }
+  // Every live chunk is in the graph; a graph node beyond them would name no chunk.
+  if (index->size() != live_) r.fail("HNSW graph holds labels that name no chunk");
   hnsw_ = std::move(index);
 }
 

@@ -1,5 +1,7 @@
 #include "core/embed/static_model.h"
 
+#include <limits>
+
 #include <cmath>
 #include <cstring>
 
@@ -21,10 +23,14 @@ std::unique_ptr<StaticModel> StaticModel::FromBytes(std::string_view bytes) {
   m->dims_ = r.u32();
   uint32_t dtype = r.u32();
   if (m->vocab_ == 0 || m->dims_ == 0 || m->dims_ > 65536) r.fail("implausible table shape");
-  size_t row_bytes = dtype == 0 ? m->dims_ * 4 : dtype == 1 ? 4 + m->dims_ : 0;
+  const uint64_t row_bytes = dtype == 0 ? uint64_t{m->dims_} * 4 : dtype == 1 ? 4 + uint64_t{m->dims_} : 0;
   if (!row_bytes) throw Error(ErrorCode::kUnsupported, "static model dtype " + std::to_string(dtype) + " is not supported");
+  // In 64 bits: on wasm32 a crafted vocab x dims would wrap a size_t into a
+  // small table that the rows below then overrun.
   if (r.remaining() != row_bytes * m->vocab_) r.fail("table size does not match its shape");
-  m->table_.resize(m->vocab_ * m->dims_);
+  const uint64_t cells = uint64_t{m->vocab_} * m->dims_;
+  if (cells > std::numeric_limits<size_t>::max() / sizeof(float)) r.fail("table too large for this build");
+  m->table_.resize(static_cast<size_t>(cells));
   if (dtype == 0) {
     r.raw(m->table_.data(), m->table_.size() * 4);
   } else {

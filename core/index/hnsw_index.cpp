@@ -260,14 +260,26 @@ HnswIndex HnswIndex::Load(ByteReader& r, size_t label_bytes) {
   p.ef_construction = r.u32();
   p.ef_search = r.u32();
   p.seed = r.u32();
-  if (p.M < 2 || p.M > 256 || p.ef_construction == 0 || p.ef_search == 0) r.fail("bad HNSW parameters");
-  uint64_t count = r.count(dims * sizeof(float));
+  // ef is a per-query allocation: a pack must not be able to ask for 2^31.
+  constexpr uint32_t kMaxEf = 1u << 16;
+  if (p.M < 2 || p.M > 256 || p.ef_construction == 0 || p.ef_search == 0 || p.ef_construction > kMaxEf ||
+      p.ef_search > kMaxEf)
+    r.fail("bad HNSW parameters");
+  if (label_bytes != 4 && label_bytes != 8) throw Error(ErrorCode::kInvalidArgument, "HNSW labels are 4 or 8 bytes");
+  // Each node is stored as its level-0 links, its vector and its label: the
+  // count is bounded by the bytes present, and the graph's own image (whose
+  // per-node size differs: size_t labels) must fit a size_t, which on wasm32
+  // a crafted count would otherwise wrap into a tiny allocation.
+  const uint64_t links0 = uint64_t{2} * p.M * sizeof(hnswlib::tableint) + sizeof(hnswlib::linklistsizeint);
+  const uint64_t stored = links0 + uint64_t{dims} * sizeof(float) + label_bytes;
+  uint64_t count = r.count(stored);
+  const uint64_t image = links0 + uint64_t{dims} * sizeof(float) + sizeof(hnswlib::labeltype);
+  if (count > std::numeric_limits<size_t>::max() / image / 2) r.fail("HNSW graph too large for this build");
   HnswIndex index(dims, p, count);
   Graph& g = *index.impl_->graph;
   uint32_t maxlevel = r.u32();
   uint32_t entry = r.u32();
   if (count > 0 && (entry >= count || maxlevel > 64)) r.fail("bad HNSW entry point");
-  if (label_bytes != 4 && label_bytes != 8) throw Error(ErrorCode::kInvalidArgument, "HNSW labels are 4 or 8 bytes");
   for (size_t i = 0; i < count; ++i) {
     char* node = g.data_level0_memory_ + i * g.size_data_per_element_;
     std::memcpy(node, r.take(g.size_links_level0_ + g.data_size_), g.size_links_level0_ + g.data_size_);
@@ -276,11 +288,14 @@ HnswIndex HnswIndex::Load(ByteReader& r, size_t label_bytes) {
     g.setExternalLabel(static_cast<hnswlib::tableint>(i), static_cast<hnswlib::labeltype>(label));
   }
 
-  auto check_links = [&](const char* list) {
+  // A node's links at one level: at most that level's fan-out (2M at level 0,
+  // M above), each to a node of the graph; above level 0, to a node that has
+  // that level (checked once every node's level is known).
+  auto check_links = [&](const char* list, size_t most) {
     hnswlib::linklistsizeint n;
     std::memcpy(&n, list, sizeof(n));
     unsigned short links = n & 0xFFFF;
-    if (links > g.maxM0_) r.fail("HNSW node has too many links");
+    if (links > most) r.fail("HNSW node has too many links");
     const auto* ids = reinterpret_cast<const hnswlib::tableint*>(list + sizeof(n));
     for (unsigned short j = 0; j < links; ++j) if (ids[j] >= count) r.fail("HNSW link points outside the graph");
   };
@@ -288,7 +303,7 @@ HnswIndex HnswIndex::Load(ByteReader& r, size_t label_bytes) {
   for (size_t i = 0; i < count; ++i) {
     uint32_t level = r.u32();
     if (level > maxlevel) r.fail("HNSW node level exceeds the graph's");
-    check_links(g.data_level0_memory_ + i * g.size_data_per_element_);
+    check_links(g.data_level0_memory_ + i * g.size_data_per_element_, g.maxM0_);
     g.element_levels_[i] = static_cast<int>(level);
     g.linkLists_[i] = nullptr;
     if (level > 0) {
@@ -298,12 +313,23 @@ HnswIndex HnswIndex::Load(ByteReader& r, size_t label_bytes) {
       if (!g.linkLists_[i]) throw Error(ErrorCode::kInternal, "out of memory loading HNSW graph");
       std::memcpy(g.linkLists_[i], src, bytes);
       g.cur_element_count = i + 1;  // from here the destructor frees this node's links
-      for (uint32_t l = 1; l <= level; ++l) check_links(g.linkLists_[i] + (l - 1) * g.size_links_per_element_);
+      for (uint32_t l = 1; l <= level; ++l) check_links(g.linkLists_[i] + (l - 1) * g.size_links_per_element_, g.maxM_);
     }
     g.cur_element_count = i + 1;  // level-0 nodes own no separate allocation
     hnswlib::labeltype label = g.getExternalLabel(static_cast<hnswlib::tableint>(i));
     if (!g.label_lookup_.emplace(label, static_cast<hnswlib::tableint>(i)).second) r.fail("duplicate HNSW label");
     if (g.isMarkedDeleted(static_cast<hnswlib::tableint>(i))) ++g.num_deleted_;
+  }
+  for (size_t i = 0; i < count; ++i) {
+    for (int l = 1; l <= g.element_levels_[i]; ++l) {
+      const char* list = g.linkLists_[i] + (l - 1) * g.size_links_per_element_;
+      hnswlib::linklistsizeint n;
+      std::memcpy(&n, list, sizeof(n));
+      const auto* ids = reinterpret_cast<const hnswlib::tableint*>(list + sizeof(n));
+      for (unsigned short j = 0; j < (n & 0xFFFF); ++j) {
+        if (g.element_levels_[ids[j]] < l) r.fail("HNSW link points to a node without that level");
+      }
+    }
   }
   g.maxlevel_ = count ? static_cast<int>(maxlevel) : -1;
   g.enterpoint_node_ = count ? entry : static_cast<hnswlib::tableint>(-1);

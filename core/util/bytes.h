@@ -58,7 +58,7 @@ class ByteReader {
   }
   void raw(void* dst, size_t n) {
     need(n);
-    std::memcpy(dst, p_, n);
+    if (n) std::memcpy(dst, p_, n);  // an empty section may come with no buffer at all
     p_ += n;
   }
   const uint8_t* take(size_t n) {

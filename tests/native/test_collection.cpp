@@ -155,3 +155,26 @@ TEST_CASE("a lexical-only collection works without any model", "[collection]") {
   chunk.text = "t";
   CHECK_THROWS_AS(c.Add({chunk}, v.data(), 1), Error);
 }
+
+TEST_CASE("a stored HNSW graph that names a chunk the collection does not have is refused", "[collection]") {
+  Collection c("small", test::FakeModel(16));
+  auto chunks = ChunkDocument(test::Seeds()[2].name, test::Seeds()[2].text);
+  chunks.resize(3);
+  auto vectors = test::FakeEmbedChunks(chunks, 16);
+  c.Add(chunks, vectors.data(), chunks.size());
+  // The three chunks' vectors, and one more under label 7: a search could return it.
+  HnswIndex graph(16);
+  for (uint32_t i = 0; i < 3; ++i) graph.Add(i, vectors.data() + i * 16);
+  graph.Add(7, vectors.data());
+  Bytes bytes;
+  ByteWriter w(bytes);
+  graph.Save(w);
+  ByteReader r(bytes.data(), bytes.size(), "hnsw");
+  try {
+    c.LoadHnsw(r);
+    FAIL("a graph with a label beyond the chunks loaded");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kCorruptData);
+    CHECK(std::string(e.what()).find("name no chunk") != std::string::npos);
+  }
+}

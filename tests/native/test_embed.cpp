@@ -91,4 +91,9 @@ TEST_CASE("the core's static model matches torch on the test model", "[embed]") 
   CHECK_THROWS_AS(model->Embed(specials, 3, out.data()), Error);  // zero rows only
   CHECK_THROWS_AS(StaticModel::FromBytes("VSTM"), Error);
   CHECK_THROWS_AS(StaticModel::FromBytes("nope, not a table"), Error);
+  // A shape whose size wraps a 32-bit size_t to the (empty) body: refused in
+  // every build, where wasm32 used to allocate from the wrapped size.
+  std::string wrapped("VSTM", 4);
+  for (uint32_t v : {1u, 1u << 20, 4092u, 1u}) wrapped.append(reinterpret_cast<const char*>(&v), 4);  // version, vocab, dims, int8
+  CHECK_THROWS_AS(StaticModel::FromBytes(wrapped), Error);
 }

@@ -162,6 +162,73 @@ TEST_CASE("HNSW load rejects damaged bytes without crashing", "[index]") {
   CHECK_THROWS_AS(HnswIndex::Load(r), Error);
 }
 
+namespace {
+
+// Offsets into HnswIndex::Save's bytes: a 36-byte header, then per node its
+// level-0 links (count word, 2M ids), vector and 8-byte label, then per node
+// its level and, above 0, M + 1 words per upper level.
+struct GraphLayout {
+  size_t dims, M, count;
+  size_t node() const { return 4 + 8 * M + 4 * dims + 8; }
+  size_t levels() const { return 36 + count * node(); }
+};
+
+template <typename T>
+void Put(Bytes& b, size_t at, T v) { std::memcpy(b.data() + at, &v, sizeof(v)); }
+template <typename T>
+T Get(const Bytes& b, size_t at) { T v; std::memcpy(&v, b.data() + at, sizeof(v)); return v; }
+
+bool Loads(const Bytes& b) {
+  ByteReader r(b.data(), b.size(), "hnsw");
+  try {
+    HnswIndex::Load(r);
+  } catch (const Error&) {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("HNSW load rejects crafted graphs: sizes, fan-outs and levels a search would trust", "[index]") {
+  const size_t dims = 8, n = 300;
+  auto data = test::ClusteredVectors(n, dims, 4, 0.3f, 9);
+  HnswIndex hnsw(dims);
+  for (size_t i = 0; i < n; ++i) hnsw.Add(static_cast<uint32_t>(i), data.data() + i * dims);
+  Bytes saved;
+  ByteWriter w(saved);
+  hnsw.Save(w);
+  REQUIRE(Loads(saved));
+  const GraphLayout g{dims, Get<uint32_t>(saved, 4), n};
+
+  Bytes ef = saved;  // an ef_search of 2^31 would be a 2^31-entry allocation per query
+  Put<uint32_t>(ef, 12, 1u << 31);
+  CHECK_FALSE(Loads(ef));
+  Bytes many = saved;  // a count the bytes cannot hold (on wasm32 it wrapped into a tiny graph image)
+  Put<uint64_t>(many, 20, uint64_t{1} << 40);
+  CHECK_FALSE(Loads(many));
+
+  // The first node with an upper level, and one without.
+  size_t at = g.levels(), upper = 0, flat = SIZE_MAX;
+  uint32_t upper_node = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t level = Get<uint32_t>(saved, at);
+    if (level > 0 && !upper) upper = at + 4, upper_node = i;
+    if (level == 0 && flat == SIZE_MAX) flat = i;
+    at += 4 + level * 4 * (g.M + 1);
+  }
+  REQUIRE(upper);
+  REQUIRE(flat != SIZE_MAX);
+  Bytes fan = saved;  // more links above level 0 than M (level 0 allows 2M)
+  Put<uint32_t>(fan, upper, static_cast<uint32_t>(g.M + 1));
+  CHECK_FALSE(Loads(fan));
+  Bytes level = saved;  // a level-1 link to a node that has no level 1
+  Put<uint32_t>(level, upper, 1u);
+  Put<uint32_t>(level, upper + 4, static_cast<uint32_t>(flat));
+  CHECK_FALSE(Loads(level));
+  CHECK(upper_node != flat);
+}
+
 TEST_CASE("int8 storage scores close to float32 and finds the same neighbours", "[index]") {
   const size_t dims = 128, n = 2000;
   auto data = test::ClusteredVectors(n, dims, 20, 0.3f, 11);
