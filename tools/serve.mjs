@@ -3,7 +3,7 @@
 //   tools/serve.mjs [DIR] [--port N] [--mount /prefix=DIR ...]
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { extname, join, normalize, resolve } from 'node:path';
+import { extname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 const TYPES = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css',
@@ -11,19 +11,35 @@ const TYPES = {
   '.svg': 'image/svg+xml', '.png': 'image/png', '.webmanifest': 'application/manifest+json',
 };
 
+// The request's path, percent-decoded, or null when it does not decode.
+function decodedPath(url) {
+  try {
+    return decodeURIComponent(new URL(url, 'http://x').pathname);
+  } catch {
+    return null;
+  }
+}
+
+// Whether file lies in dir or below: a path check, not a string prefix
+// (which let "/..%2fsite-secret/x" reach a sibling "site-secret" of "site").
+function inside(dir, file) {
+  const rel = relative(resolve(dir), file);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
 // mounts: [[urlPrefix, dir]], longest prefix first.
 export function serve(mounts, { port = 0, host = '127.0.0.1', headers = {} } = {}) {
   const sorted = [...mounts].sort((a, b) => b[0].length - a[0].length);
   const server = createServer((req, res) => {
-    const url = new URL(req.url, 'http://x');
-    const path = decodeURIComponent(url.pathname);
+    const path = decodedPath(req.url);
+    if (path === null) return res.writeHead(400).end();
     if (path === '/favicon.ico') return res.writeHead(204).end();
     const mount = sorted.find(([prefix]) => path.startsWith(prefix));
     if (!mount || path.includes('\0')) return res.writeHead(404).end();
     // A mount may be a single file (e.g. a test's config.json).
     const single = existsSync(mount[1]) && statSync(mount[1]).isFile();
-    let file = single ? mount[1] : normalize(join(mount[1], path.slice(mount[0].length)));
-    if (!single && !file.startsWith(resolve(mount[1]))) return res.writeHead(403).end();
+    let file = single ? mount[1] : resolve(mount[1], `./${path.slice(mount[0].length)}`);
+    if (!single && !inside(mount[1], file)) return res.writeHead(403).end();
     if (existsSync(file) && statSync(file).isDirectory()) file = join(file, 'index.html');
     if (!existsSync(file)) return res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     const size = statSync(file).size;

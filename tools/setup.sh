@@ -11,6 +11,7 @@ packages=(
   libsentencepiece-dev sentencepiece   # native library and spm_train
   catch2                # v2 single header
   chromium              # browser tests (driven by playwright-core)
+  clang libclang-rt-14-dev   # libFuzzer with ASan/UBSan (tools/fuzz.sh)
   nodejs
 )
 

@@ -8,6 +8,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statS
 import { relative } from 'node:path';
 import { join } from 'node:path';
 import { repoRoot } from './cli/core.mjs';
+import { parseManifest } from '../web/engine/manifest.mjs';
 
 export function buildSite(out = join(repoRoot, 'build/site')) {
   const wasmDir = join(repoRoot, 'build-wasm/wasm');
@@ -54,7 +55,8 @@ function writeServiceWorker(out, config) {
     // Only the files the page loads: a static model runs its table in the
     // core, so its ONNX twin (for other runtimes) is not fetched.
     const dir = config.model.replace(/\/?$/, '/');
-    const manifest = JSON.parse(readFileSync(join(out, dir, 'manifest.json'), 'utf8'));
+    const manifestPath = join(out, dir, 'manifest.json');
+    const manifest = parseManifest(readFileSync(manifestPath, 'utf8'), manifestPath);
     roots.push(`${dir}manifest.json`, `${dir}${manifest.tokenizer.file}`);
     if (manifest.kind === 'static') roots.push(`${dir}${manifest.static.file}`);
     else for (const f of manifest.variants[manifest.defaultVariant].files) roots.push(`${dir}${f.path}`);

@@ -51,5 +51,19 @@ nf=$(grep -oE '^# fail [0-9]+' <<<"$node_out" | grep -oE '[0-9]+')
 [ -z "$np" ] && { echo "$node_out"; np=0; nf=1; }
 tally node "$np" "${nf:-0}"
 
+# Each fuzz target for a short while, from a fixed seed (the regression
+# corpus is replayed by the Catch2 suites above); a long campaign is
+# `bash tools/fuzz.sh --seconds 3600`.
+echo "== fuzz (libFuzzer, ASan, UBSan; 15 s per target)"
+fuzz_out=$(bash tools/fuzz.sh --seconds 15 --seed 1 2>&1)
+fuzz_rc=$?
+echo "$fuzz_out"
+# A target passes when it ran (executions counted) and found nothing.
+fuzz_rows=$(grep -cE '^[a-z_]+ +([0-9]+|\?) ' <<<"$fuzz_out")
+fp=$(grep -cE '^[a-z_]+ +[1-9][0-9]* +[0-9]+ +[0-9]+ +0$' <<<"$fuzz_out")
+ff=$((fuzz_rows - fp))
+[ "$fuzz_rc" -ne 0 ] && [ "$ff" -le 0 ] && ff=1
+tally fuzz "$fp" "$ff"
+
 echo "tests: $passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

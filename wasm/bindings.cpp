@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 #include "core/chunker/chunker.h"
 #include "core/collection/collection.h"
@@ -58,7 +59,9 @@ std::vector<float> g_floats;
 std::vector<int32_t> g_ints;
 Bytes g_bytes;
 Bytes g_output;
-std::vector<Collection> g_loaded;  // see LoadPackStaged
+// See LoadPackStaged; each is taken once (a moved-from Collection is empty
+// and its pack would not load again).
+std::vector<std::optional<Collection>> g_loaded;
 
 // A staging area of n elements: a size JS cannot have meant (over the 4 GiB
 // a wasm32 heap holds) or one the heap cannot grow to is an error, not a trap.
@@ -426,11 +429,17 @@ class JsCollection {
   static JsCollection* TakeLoaded(size_t i) {
     return Guard([&] {
       if (i >= g_loaded.size()) throw Error(ErrorCode::kNotFound, "no loaded collection " + std::to_string(i));
-      return new JsCollection(std::move(g_loaded[i]));
+      if (!g_loaded[i]) throw Error(ErrorCode::kInvalidArgument, "loaded collection " + std::to_string(i) + " was already taken");
+      JsCollection* taken = new JsCollection(std::move(*g_loaded[i]));
+      g_loaded[i].reset();
+      return taken;
     });
   }
 
   std::string Name() const { return c_.name(); }
+  void Rename(const std::string& name) {
+    Guard([&] { c_.Rename(name); });
+  }
   size_t Size() const { return c_.size(); }
   val Model() const { return ModelToJs(c_.model()); }
   bool UsesHnsw() const { return c_.uses_hnsw(); }
@@ -465,7 +474,9 @@ size_t LoadPackStaged(size_t n, val expected) {
   return Guard([&] {
     if (n > g_bytes.size()) throw Error(ErrorCode::kInvalidArgument, "staged pack missing");
     ModelInfo m = ModelFromJs(expected);
-    g_loaded = LoadPack(g_bytes.data(), n, m.lexical_only() ? nullptr : &m);
+    std::vector<Collection> loaded = LoadPack(g_bytes.data(), n, m.lexical_only() ? nullptr : &m);
+    g_loaded.clear();
+    for (Collection& c : loaded) g_loaded.emplace_back(std::move(c));
     return g_loaded.size();
   });
 }
@@ -765,6 +776,7 @@ EMSCRIPTEN_BINDINGS(vesper) {
       .function("vectorView", &JsCollection::VectorView)
       .function("chunks", &JsCollection::Chunks)
       .function("name", &JsCollection::Name)
+      .function("rename", &JsCollection::Rename)
       .function("size", &JsCollection::Size)
       .function("model", &JsCollection::Model)
       .function("usesHnsw", &JsCollection::UsesHnsw)

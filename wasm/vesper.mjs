@@ -188,6 +188,9 @@ class Collection {
   get name() {
     return this.raw.name();
   }
+  rename(name) {
+    this.raw.rename(name);
+  }
   get size() {
     return this.raw.size();
   }

@@ -5,8 +5,8 @@
 //   const engine = await createEngine({ model: 'models/test/static-tiny/', onProgress });
 //   await engine.store('notes', [{ source: 'a.md', text }], { onProgress });
 //   const { results } = await engine.search('notes', 'question');
-import { loadCore } from './wasm/vesper.mjs';
 import { createBrowserEmbedder, urlReader } from './engine/backend.mjs';
+import { parseManifest } from './engine/manifest.mjs';
 import { addChunks, calibrate, chunkDocuments } from './engine/kb.mjs';
 
 const here = new URL('./', import.meta.url);
@@ -18,24 +18,68 @@ async function fetchWithProgress(url, label, onProgress) {
   return read(url.pathname.split('/').pop());
 }
 
-export async function createEngine({ model = null, onProgress = null, preferWebGPU = true } = {}) {
+// "name (2)", "name (3)", ...: the first not in taken.
+function freeName(name, taken) {
+  const base = name.replace(/ \(\d+\)$/, '');
+  for (let i = 2; ; i++) if (!taken.has(`${base} (${i})`)) return `${base} (${i})`;
+}
+
+// onNotice(text): something the user should know that is not an error (the
+// model fell back to lexical search, WebGPU was lost and WASM took over).
+// Where the core's module and .wasm are: beside this file (the assembled
+// site, a package), or in a source checkout under Node, where tools/build.sh
+// leaves them in build-wasm/wasm/.
+async function defaultCoreBase() {
+  const beside = new URL('wasm/', here);
+  if (here.protocol !== 'file:') return beside;
+  const { existsSync } = await import('node:fs');
+  return existsSync(new URL('vesper_core.wasm', beside)) ? beside : new URL('../build-wasm/wasm/', here);
+}
+
+// ONNX Runtime: the site's copy in a browser (WebGPU build when there is a
+// GPU), the npm package's Node build (WASM execution provider) in Node.
+async function loadOrt(preferWebGPU) {
+  const ort = here.protocol === 'file:'
+    ? await import('onnxruntime-web')
+    : await import(new URL(`ort/${preferWebGPU && globalThis.navigator?.gpu ? 'ort.webgpu.min.mjs' : 'ort.wasm.min.mjs'}`, here).href);
+  ort.env.logLevel = 'error';
+  return ort;
+}
+
+// A model folder as a URL ending in "/": a URL as it is; a relative string
+// against this module in a browser (the site's layout), against the working
+// folder in Node (a path).
+async function folderUrl(folder) {
+  const text = String(folder instanceof URL ? folder.href : folder).replace(/\/?$/, '/');
+  if (folder instanceof URL || /^[a-z][a-z0-9+.-]*:\/\//i.test(text) || here.protocol !== 'file:') return new URL(text, here);
+  return (await import('node:url')).pathToFileURL(text);
+}
+
+// model: a model folder (see folderUrl).
+// coreBase: where the core's vesper.mjs and vesper_core.wasm are.
+export async function createEngine({ model = null, onProgress = null, onNotice = null, preferWebGPU = true, coreBase = null } = {}) {
   const t0 = performance.now();
-  const wasmBinary = await fetchWithProgress(new URL('wasm/vesper_core.wasm', here), 'vesper core', onProgress);
+  const coreUrl = coreBase ? new URL(coreBase, here) : await defaultCoreBase();
+  const wasmBinary = await fetchWithProgress(new URL('vesper_core.wasm', coreUrl), 'vesper core', onProgress);
+  const { loadCore } = await import(new URL('vesper.mjs', coreUrl).href);
   const core = await loadCore({ wasmBinary });
   let embedder = null;
   let backend = null;
   let notice = null;
   if (model) {
     try {
-      const base = new URL(model.endsWith('/') ? model : `${model}/`, here);
-      const manifest = await (await fetch(new URL('manifest.json', base))).json();
+      const base = await folderUrl(model);
+      const manifestUrl = new URL('manifest.json', base);
+      const manifestText = new TextDecoder().decode(await urlReader(base)('manifest.json'));
+      const manifest = parseManifest(manifestText, manifestUrl.pathname);
       const readFile = urlReader(base, { onBytes: (p) => onProgress?.({ stage: 'download', label: `${manifest.id}: ${p.path}`, done: p.done, total: p.total }) });
-      let ort = null;
-      if (manifest.kind !== 'static') {
-        ort = await import(new URL(`ort/${preferWebGPU && navigator.gpu ? 'ort.webgpu.min.mjs' : 'ort.wasm.min.mjs'}`, here).href);
-        ort.env.logLevel = 'error';
-      }
-      const chosen = await createBrowserEmbedder({ core, ort, manifest, readFile, preferWebGPU });
+      const ort = manifest.kind === 'static' ? null : await loadOrt(preferWebGPU);
+      const onSwitch = (now) => {
+        Object.assign(backend, { name: now.backend, reason: now.reason });
+        engine.notice = `${now.reason}.`;
+        onNotice?.(engine.notice);
+      };
+      const chosen = await createBrowserEmbedder({ core, ort, manifest, readFile, preferWebGPU, onSwitch });
       embedder = chosen.embedder;
       backend = { name: chosen.backend, reason: chosen.reason };
     } catch (err) {
@@ -44,6 +88,7 @@ export async function createEngine({ model = null, onProgress = null, preferWebG
   } else {
     notice = 'No embedding model: search is lexical only.';
   }
+  if (notice) onNotice?.(notice);
   const collections = new Map();
 
   const engine = {
@@ -76,9 +121,20 @@ export async function createEngine({ model = null, onProgress = null, preferWebG
     },
 
     // Loads every collection of a pack; refused if made by another model.
-    loadPack(bytes) {
+    // A collection replaces the database of its name, or with keepBoth is
+    // kept beside it as "name (2)", "name (3)", ... (also avoiding the names
+    // in `reserved`, e.g. damaged databases still in storage), and
+    // onRename(from, to) is told.
+    loadPack(bytes, { keepBoth = false, reserved = [], onRename = null } = {}) {
       const loaded = core.loadPack(bytes, embedder?.info ?? null);
+      const taken = new Set([...collections.keys(), ...reserved]);
       for (const db of loaded) {
+        if (keepBoth && taken.has(db.name)) {
+          const from = db.name;
+          db.rename(freeName(from, taken));
+          onRename?.(from, db.name);
+        }
+        taken.add(db.name);
         calibrate(db, embedder);
         collections.get(db.name)?.dispose();
         collections.set(db.name, db);
@@ -160,6 +216,15 @@ export async function createEngine({ model = null, onProgress = null, preferWebG
       return this.persona.answer(db, question, vector, conversation, threshold === null ? {} : { threshold });
     },
     persona: null,
+
+    // Frees every collection, the persona and the model's sessions.
+    async dispose() {
+      for (const db of collections.values()) db.dispose();
+      collections.clear();
+      this.persona?.dispose();
+      this.persona = null;
+      await embedder?.dispose?.();
+    },
   };
   return engine;
 }

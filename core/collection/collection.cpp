@@ -28,6 +28,9 @@ Collection::Collection(std::string name, ModelInfo model, CollectionOptions opti
   if (!model_.lexical_only() && model_.dims == 0) {
     throw Error(ErrorCode::kInvalidArgument, "model " + model_.id + " has no dimensions");
   }
+  // Whatever the index kind: an exact collection may grow into HNSW, and its
+  // pack carries these, so what is made here must load again.
+  if (std::string problem = HnswParamsProblem(options_.hnsw); !problem.empty()) throw Error(ErrorCode::kInvalidArgument, problem);
   if (has_vectors() && options_.index == IndexKind::kHnsw) hnsw_ = std::make_unique<HnswIndex>(model_.dims, options_.hnsw);
 }
 
@@ -233,6 +236,12 @@ void Collection::EnablePieceMatch(std::shared_ptr<const PieceMatcher> matcher, s
   for (uint32_t label = 0; label < chunks_.size(); ++label) IndexPieces(label);
 }
 
+void Collection::Rename(std::string name) {
+  if (name.empty()) throw Error(ErrorCode::kInvalidArgument, "a collection needs a name");
+  utf8::Require(name, "collection name");
+  name_ = std::move(name);
+}
+
 SearchMode ParseSearchMode(std::string_view name) {
   if (name == "vector") return SearchMode::kVector;
   if (name == "lexical") return SearchMode::kLexical;
@@ -419,6 +428,9 @@ Collection Collection::LoadMeta(ByteReader& r) {
   o.hnsw.seed = r.u32();
   if (m.lexical_only() != (m.dims == 0) || m.dims > 65536) r.fail("inconsistent model description");
   if (utf8::FindInvalid(name) != std::string::npos || name.empty()) r.fail("bad collection name");
+  // Checked here, not only where a saved graph is read: a pack whose graph is
+  // built at load (or later, as it grows) searches with these too.
+  if (std::string problem = HnswParamsProblem(o.hnsw); !problem.empty()) r.fail("bad HNSW parameters: " + problem);
   // Do not let the constructor build an empty HNSW: LoadHnsw brings the saved one.
   CollectionOptions construct = o;
   if (construct.index == IndexKind::kHnsw) construct.index = IndexKind::kExact;

@@ -72,6 +72,9 @@ class Collection {
   ~Collection();
 
   const std::string& name() const { return name_; }
+  // A new name (non-empty UTF-8), e.g. to keep an imported pack beside a
+  // database of the same name.
+  void Rename(std::string name);
   const ModelInfo& model() const { return model_; }
   const CollectionOptions& options() const { return options_; }
   size_t size() const { return live_; }

@@ -27,7 +27,12 @@ std::unique_ptr<StaticModel> StaticModel::FromBytes(std::string_view bytes) {
   if (!row_bytes) throw Error(ErrorCode::kUnsupported, "static model dtype " + std::to_string(dtype) + " is not supported");
   // In 64 bits: on wasm32 a crafted vocab x dims would wrap a size_t into a
   // small table that the rows below then overrun.
-  if (r.remaining() != row_bytes * m->vocab_) r.fail("table size does not match its shape");
+  const uint64_t expected = row_bytes * m->vocab_;
+  if (r.remaining() < expected) {
+    r.fail("truncated: the table of " + std::to_string(m->vocab_) + " x " + std::to_string(m->dims_) + " needs " +
+           std::to_string(expected) + " bytes, the file has " + std::to_string(r.remaining()));
+  }
+  if (r.remaining() != expected) r.fail("table size does not match its shape (bytes left over at the end)");
   const uint64_t cells = uint64_t{m->vocab_} * m->dims_;
   if (cells > std::numeric_limits<size_t>::max() / sizeof(float)) r.fail("table too large for this build");
   m->table_.resize(static_cast<size_t>(cells));

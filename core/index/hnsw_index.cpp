@@ -169,10 +169,25 @@ struct HnswIndex::Impl {
   }
 };
 
+std::string HnswParamsProblem(const HnswParams& p) {
+  if (p.M < kMinHnswM || p.M > kMaxHnswM) return "HNSW M must be in [2, 256] (it is " + std::to_string(p.M) + ")";
+  const auto in_range = [](uint32_t ef) { return ef >= 1 && ef <= kMaxHnswEf; };
+  if (!in_range(p.ef_construction)) return "HNSW efConstruction must be in [1, 65536] (it is " + std::to_string(p.ef_construction) + ")";
+  if (!in_range(p.ef_search)) return "HNSW efSearch must be in [1, 65536] (it is " + std::to_string(p.ef_search) + ")";
+  return {};
+}
+
+void HnswIndex::set_ef_search(uint32_t ef) {
+  HnswParams p = params_;
+  p.ef_search = ef;
+  if (std::string problem = HnswParamsProblem(p); !problem.empty()) throw Error(ErrorCode::kInvalidArgument, problem);
+  params_ = p;
+}
+
 HnswIndex::HnswIndex(size_t dims, HnswParams params, size_t initial_capacity)
     : dims_(dims), params_(params), impl_(std::make_unique<Impl>(dims)) {
   if (dims == 0) throw Error(ErrorCode::kInvalidArgument, "HNSW index needs at least one dimension");
-  if (params.M < 2 || params.M > 256) throw Error(ErrorCode::kInvalidArgument, "HNSW M must be in [2, 256]");
+  if (std::string problem = HnswParamsProblem(params); !problem.empty()) throw Error(ErrorCode::kInvalidArgument, problem);
   impl_->graph = std::make_unique<Graph>(&impl_->space, std::max<size_t>(initial_capacity, 16), params.M,
                                          params.ef_construction, params.seed);
 }
@@ -260,11 +275,7 @@ HnswIndex HnswIndex::Load(ByteReader& r, size_t label_bytes) {
   p.ef_construction = r.u32();
   p.ef_search = r.u32();
   p.seed = r.u32();
-  // ef is a per-query allocation: a pack must not be able to ask for 2^31.
-  constexpr uint32_t kMaxEf = 1u << 16;
-  if (p.M < 2 || p.M > 256 || p.ef_construction == 0 || p.ef_search == 0 || p.ef_construction > kMaxEf ||
-      p.ef_search > kMaxEf)
-    r.fail("bad HNSW parameters");
+  if (std::string problem = HnswParamsProblem(p); !problem.empty()) r.fail("bad HNSW parameters: " + problem);
   if (label_bytes != 4 && label_bytes != 8) throw Error(ErrorCode::kInvalidArgument, "HNSW labels are 4 or 8 bytes");
   // Each node is stored as its level-0 links, its vector and its label: the
   // count is bounded by the bytes present, and the graph's own image (whose

@@ -8,6 +8,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/index/top_k.h"
@@ -22,6 +23,17 @@ struct HnswParams {
   uint32_t seed = 100;
 };
 
+// ef sizes per-query scratch and M each node's link lists: a pack must not
+// be able to ask for 2^32 of either.
+inline constexpr uint32_t kMaxHnswEf = 1u << 16;
+inline constexpr uint32_t kMinHnswM = 2;
+inline constexpr uint32_t kMaxHnswM = 256;
+
+// Empty when p is usable, else what is wrong. Checked wherever parameters
+// enter: the constructor, a saved graph and a pack's collection options, so
+// what loads can always be saved and loaded again.
+std::string HnswParamsProblem(const HnswParams& p);
+
 class HnswIndex {
  public:
   HnswIndex(size_t dims, HnswParams params = {}, size_t initial_capacity = 1024);
@@ -33,7 +45,8 @@ class HnswIndex {
   size_t size() const;  // live (not deleted) entries
   size_t capacity() const;
   const HnswParams& params() const { return params_; }
-  void set_ef_search(uint32_t ef) { params_.ef_search = ef; }
+  // ef in [1, kMaxHnswEf], else invalid_argument.
+  void set_ef_search(uint32_t ef);
 
   // Labels are the caller's; adding past capacity grows the graph.
   void Add(uint32_t label, const float* v);

@@ -52,7 +52,15 @@ ListByLanguage Lists(const json& o, const char* key, const std::string& field) {
     if (!v.is_array()) Bad(field + "." + key + "." + lang, "must be a list");
     for (auto& s : v) {
       if (!s.is_string()) Bad(field + "." + key + "." + lang, "must hold strings");
-      out[lang].push_back(FoldText(s.get<std::string>()));
+      const std::string& raw = s.get_ref<const std::string&>();
+      if (utf8::FindInvalid(raw) != std::string::npos) Bad(field + "." + key + "." + lang, "is not valid UTF-8");
+      // An empty entry would match every text: a banned word would ban every
+      // phrase, an exit phrase would end the role-play on any question.
+      std::string folded = FoldText(raw);
+      if (folded.find_first_not_of(" \t\n\r") == std::string::npos) {
+        Bad(field + "." + key + "." + lang, "holds an empty entry (\"" + raw + "\"); remove it");
+      }
+      out[lang].push_back(std::move(folded));
     }
   }
   return out;
@@ -150,8 +158,14 @@ Persona Persona::FromJson(std::string_view text) {
   json root = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
   if (root.is_discarded()) throw Error(ErrorCode::kInvalidArgument, "persona: not valid JSON");
   if (!root.is_object()) Bad("(root)", "must be an object");
-  if (root.value("format", "") != "vesper-persona") Bad("format", "must be \"vesper-persona\"");
-  if (root.value("version", 0) != 1) Bad("version", "must be 1 (this build reads version 1)");
+  // Checked by type first: json::value() throws a raw type_error when the
+  // field is there but of another type ("version": {}).
+  const auto format = root.find("format");
+  if (format == root.end() || !format->is_string() || *format != "vesper-persona") Bad("format", "must be \"vesper-persona\"");
+  const auto version = root.find("version");
+  if (version == root.end() || !version->is_number_integer() || *version != 1) {
+    Bad("version", "must be 1 (this build reads version 1)");
+  }
 
   Persona p;
   p.id_ = Str(root, "id", "persona");

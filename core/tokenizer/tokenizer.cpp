@@ -2,6 +2,7 @@
 
 #include <sentencepiece_processor.h>
 
+#include "core/tokenizer/model_proto_check.h"
 #include "core/util/checksum.h"
 #include "core/util/error.h"
 #include "core/util/utf8.h"
@@ -28,6 +29,7 @@ Tokenizer::~Tokenizer() = default;
 
 std::unique_ptr<Tokenizer> Tokenizer::FromBytes(std::string_view model_proto, SpecialTokenPolicy policy) {
   if (model_proto.empty()) throw Error(ErrorCode::kInvalidArgument, "tokenizer model is empty");
+  CheckModelProto(model_proto);
   std::unique_ptr<Tokenizer> t(new Tokenizer());
   t->sp_ = std::make_unique<sentencepiece::SentencePieceProcessor>();
   auto status = t->sp_->LoadFromSerializedProto(absl::string_view(model_proto.data(), model_proto.size()));

@@ -38,9 +38,17 @@ void Require(std::string_view s, const char* what) {
 char32_t Next(std::string_view s, size_t& i) {
   auto c = static_cast<unsigned char>(s[i]);
   if (c < 0x80) { ++i; return c; }
-  size_t len = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : 4;
+  // A stray continuation byte, a bad lead byte, a sequence cut short or a
+  // missing continuation: one byte is consumed and U+FFFD returned, so i
+  // never passes the end whatever the bytes are.
+  const size_t len = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+  if (len == 0 || len > s.size() - i) { ++i; return kReplacementChar; }
   char32_t cp = c & (len == 2 ? 0x1F : len == 3 ? 0x0F : 0x07);
-  for (size_t k = 1; k < len && i + k < s.size(); ++k) cp = (cp << 6) | (s[i + k] & 0x3F);
+  for (size_t k = 1; k < len; ++k) {
+    const auto cc = static_cast<unsigned char>(s[i + k]);
+    if ((cc & 0xC0) != 0x80) { ++i; return kReplacementChar; }
+    cp = (cp << 6) | (cc & 0x3F);
+  }
   i += len;
   return cp;
 }

@@ -15,7 +15,10 @@ size_t FindInvalid(std::string_view s);
 // Throws kInvalidUtf8 naming the byte offset when `s` is not valid UTF-8.
 void Require(std::string_view s, const char* what);
 
-// Decodes the code point at s[i] and advances i. Only call on valid text.
+inline constexpr char32_t kReplacementChar = 0xFFFD;
+
+// Decodes the code point at s[i] (i < s.size()) and advances i. Invalid
+// bytes decode one at a time as kReplacementChar: i stays within s.
 char32_t Next(std::string_view s, size_t& i);
 
 void Append(std::string& out, char32_t cp);

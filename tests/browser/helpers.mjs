@@ -27,14 +27,22 @@ export function site() {
 
 // extraMounts: e.g. [['/config.json', file]] to run the page with another config.
 export async function startServer(port = 0, extraMounts = []) {
-  return serve([['/', site()], ['/tests/', join(root, 'tests/browser/pages')], ...extraMounts], { port });
+  const server = await serve([['/', site()], ['/tests/', join(root, 'tests/browser/pages')], ...extraMounts], { port });
+  return track(server, 'close');
 }
 
-// A test that fails before closing its browser would leave Chromium running
-// and node --test waiting on it forever: whatever is still open when a file's
-// tests end is closed here.
+// A test that fails before closing its browser or its server would leave
+// Chromium running or a socket listening, and node --test waiting on it
+// forever: whatever is still open when a file's tests end is closed here.
 const open = new Set();
-after(() => Promise.all([...open].map((b) => b.close().catch(() => {}))));
+after(() => Promise.all([...open].map(async (x) => {
+  try {
+    x.closeAllConnections?.();
+    await x.close();
+  } catch {
+    // already closed or gone
+  }
+})));
 function track(closable, closedEvent) {
   open.add(closable);
   closable.on(closedEvent, () => open.delete(closable));

@@ -175,6 +175,23 @@ test('a model that fails to load falls back to lexical search, with a notice', {
   server.close();
 });
 
+test('a truncated model file falls back to lexical search, with a notice naming the problem', { timeout: 120_000 }, async () => {
+  const config = JSON.parse(readFileSync(join(site(), 'config.json'), 'utf8'));
+  const table = join(site(), config.model, 'model.vtab');
+  const cut = join(mkdtempSync(join(tmpdir(), 'vesper-cut-')), 'model.vtab');
+  writeFileSync(cut, readFileSync(table).subarray(0, 100_000));
+  const server = await startServer(0, [[`/${config.model}model.vtab`, cut], lexicalMounts[1]]);
+  const browser = await launch();
+  const page = await browser.newPage();
+  await page.goto(urlOf(server, '/'));
+  await ready(page);
+  assert.match(await page.textContent('#notice'), /embedding model could not be loaded \(.*(truncated|short|bytes).*\): search is lexical only/);
+  await page.fill('#query', 'HydraNet');
+  await page.waitForFunction(() => document.querySelectorAll('#results li:not(.hint)').length > 0);
+  await browser.close();
+  server.close();
+});
+
 test('usable at 360 px wide and by keyboard alone', { timeout: 120_000 }, async () => {
   const browser = await launch();
   const page = await browser.newPage({ viewport: { width: 360, height: 800 } });
@@ -247,11 +264,99 @@ test('a full storage quota is reported and loses nothing; cancel stores nothing;
     dt.items.add(new File([new Uint8Array(bytes)], 'dropped.pack'));
     document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
   }, pack);
-  await page.waitForFunction(() => /Imported kept from dropped.pack/.test(document.getElementById('store-status').textContent));
+  // A database of the same name is kept: the import goes beside it.
+  await page.waitForFunction(() => /Imported kept \(2\) from dropped.pack\. Kept 'kept' as 'kept \(2\)': a database of that name already exists/.test(document.getElementById('store-status').textContent));
+  assert.ok(await tableHas('kept (2)'));
   await context.close();
 
   ({ context, page } = await open());
   assert.ok(await tableHas('kept'), 'what was stored before the quota error survives');
   assert.ok(!(await tableHas('too-big')), 'the database that did not fit was not half-written');
+  await context.close();
+});
+
+// Holds the next IndexedDB write open (its transaction is kept busy with
+// reads, so it never commits) and flags when the put has been issued: the
+// test then closes the tab or kills the browser in the middle of the write.
+function holdNextWrite() {
+  const realPut = IDBObjectStore.prototype.put;
+  IDBObjectStore.prototype.put = function (...args) {
+    const req = realPut.apply(this, args);
+    const store = this;
+    const spin = () => {
+      store.count().onsuccess = spin;
+    };
+    spin();
+    window.midWrite = true;
+    return req;
+  };
+}
+
+async function storeText(page, name, text) {
+  await page.fill('#kb-text', text);
+  await page.fill('#db-name', name);
+  await page.click('#store');
+}
+
+test('a store cut off by closing the tab or killing the browser leaves the previous database; a damaged one is reported and the others work', { timeout: 180_000 }, async () => {
+  const profile = mkdtempSync(join(tmpdir(), 'vesper-kill-'));
+  const open = async (context) => {
+    context ??= await launchPersistent(profile);
+    const page = await context.newPage();
+    await page.goto(urlOf(lexical, '/'));
+    await ready(page);
+    return { context, page };
+  };
+  const find = (page, db, q) => page.evaluate(async ([db, q]) => (await window.vesperEngine.search(db, q, { threshold: 0 })).results.length, [db, q]);
+  let { context, page } = await open();
+  await storeText(page, 'kept', 'The first version talks about albatross migration.');
+  await page.waitForFunction(() => /Stored \d+ passages in 'kept'/.test(document.getElementById('store-status').textContent));
+
+  // Closing the tab while the replacement is being written.
+  await page.evaluate(holdNextWrite);
+  await storeText(page, 'kept', 'The second version talks about zeppelin hangars.');
+  await page.waitForFunction(() => window.midWrite === true);
+  await page.close();
+  ({ page } = await open(context));
+  assert.equal(await find(page, 'kept', 'albatross'), 1, 'the previous database is intact after the tab closed mid-write');
+  assert.equal(await find(page, 'kept', 'zeppelin'), 0);
+
+  // Killing the whole browser mid-write (no chance to clean up).
+  await page.evaluate(holdNextWrite);
+  await storeText(page, 'kept', 'The third version talks about bicycle gears.');
+  await page.waitForFunction(() => window.midWrite === true);
+  execFileSync('pkill', ['-9', '-f', `user-data-dir=${profile}`]);
+  await context.close().catch(() => {});
+  ({ context, page } = await open());
+  assert.equal(await find(page, 'kept', 'albatross'), 1, 'the previous database is intact after the browser was killed mid-write');
+  assert.equal(await find(page, 'kept', 'bicycle'), 0);
+
+  // A stored database damaged on disk: reported, listed for deletion, never searched; the others load.
+  await page.evaluate(async () => {
+    const bytes = window.vesperEngine.exportPack('kept');
+    bytes[bytes.length - 20] ^= 0xff;
+    const db = await new Promise((resolve, reject) => {
+      const r = indexedDB.open('vesper', 1);
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    await new Promise((resolve, reject) => {
+      const tx = db.transaction('packs', 'readwrite');
+      tx.objectStore('packs').put({ name: 'broken', bytes, model: null, chunks: 1, created: Date.now() });
+      tx.oncomplete = resolve;
+      tx.onerror = () => reject(tx.error);
+    });
+  });
+  await page.reload();
+  await ready(page);
+  assert.match(await page.textContent('#notice'), /Database 'broken' is damaged and was not loaded \(.+\); your other databases are unaffected/);
+  assert.match(await page.textContent('#db-table tr.damaged'), /broken.*damaged, not loaded/s);
+  assert.equal(await find(page, 'kept', 'albatross'), 1, 'the other databases still work');
+  assert.ok(!(await page.$$eval('#db-select option', (o) => o.map((x) => x.value))).includes('broken'));
+  await page.click('button[data-delete="broken"]');
+  await page.waitForFunction(() => !document.getElementById('db-table').textContent.includes('broken'));
+  await page.reload();
+  await ready(page);
+  assert.ok(!(await page.textContent('#db-table')).includes('broken'), 'deleted from storage');
   await context.close();
 });

@@ -6,9 +6,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { chromium } from 'playwright-core';
 import { root, seedFiles } from '../node/helpers.mjs';
-import { CHROMIUM_ARGS, site, startServer, urlOf } from './helpers.mjs';
+import { CHROMIUM_ARGS, launch, site, startServer, urlOf } from './helpers.mjs';
 
 let server;
 before(async () => {
@@ -23,7 +22,7 @@ before(async () => {
 after(() => server?.close());
 
 async function topResults(args, queries) {
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args });
+  const browser = await launch({ args });
   const page = await browser.newPage();
   await page.goto(urlOf(server, '/'));
   await page.waitForSelector('body[data-ready=true]', { timeout: 120_000 });
@@ -50,4 +49,24 @@ test('WebGPU and WASM pages return the same top results', { timeout: 300_000 }, 
     assert.deepEqual(gpu.out[i].map((r) => r[0]), wasm.out[i].map((r) => r[0]), queries[i]);
     gpu.out[i].forEach((r, j) => assert.ok(Math.abs(r[1] - wasm.out[i][j][1]) < 1e-4));
   }
+});
+
+test('a GPU device lost after the check: the query is answered on WASM and the page says so', { timeout: 300_000 }, async () => {
+  const browser = await launch();
+  const page = await browser.newPage();
+  await page.goto(urlOf(server, '/'));
+  await page.waitForSelector('body[data-ready=true]', { timeout: 120_000 });
+  assert.match(await page.textContent('#status-text'), /tiny-gemma on webgpu/);
+  const top = (q) => page.evaluate(async (q) => (await window.vesperEngine.search('karpathy', q, { k: 5, threshold: 0 })).results.map((r) => r.id), q);
+  const q = 'Why did Tesla bet on cameras?';
+  const onGpu = await top(q);
+  // The device ONNX Runtime runs on goes away, as when the GPU process crashes or the driver resets.
+  await page.evaluate(async () => {
+    const ort = await import(new URL('ort/ort.webgpu.min.mjs', document.baseURI).href);
+    (await ort.env.webgpu.device).destroy();
+  });
+  assert.deepEqual(await top(q), onGpu, 'the same results, now from WASM');
+  assert.equal(await page.evaluate(() => window.vesperEngine.backend.name), 'wasm');
+  assert.match(await page.textContent('#notice'), /WebGPU failed during a query \(.+\): switched to WASM/);
+  await browser.close();
 });

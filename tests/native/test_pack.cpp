@@ -1,12 +1,16 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
+#include <tuple>
 
 #include "core/collection/pack.h"
 #include "core/util/checksum.h"
 #include "core/util/error.h"
 #include "fake_embedder.h"
 #include "helpers.h"
+#include "core/index/hnsw_index.h"
+#include "tests/fuzz/targets.h"
 
 using namespace vesper;
 
@@ -242,4 +246,66 @@ TEST_CASE("packs of version 1 load, whichever build wrote their HNSW graph", "[p
   uint32_t crc = Crc32(native_v1.data(), table_end);
   std::memcpy(native_v1.data() + table_end, &crc, 4);
   CHECK(Save(LoadPack(native_v1.data(), native_v1.size())) == v2);
+}
+
+namespace {
+
+// A pack of one exact-scan collection whose saved options are then patched
+// (min size 2, so the graph is built at load, and the given ef / M), with
+// every checksum made valid again: what a hostile pack looks like.
+Bytes PackWithHnswOptions(uint32_t M, uint32_t ef_construction, uint32_t ef_search) {
+  CollectionOptions o;  // auto, below hnsw_min_size: no graph is saved
+  Collection c("patched", test::FakeModel(16), o);
+  auto seed = test::Seeds()[2];
+  auto chunks = ChunkDocument(seed.name, seed.text);
+  chunks.resize(6);
+  auto v = test::FakeEmbedChunks(chunks, 16);
+  c.Add(chunks, v.data(), chunks.size());
+  REQUIRE_FALSE(c.uses_hnsw());
+  Bytes pack = SavePack({&c});
+  // min size (u64), M, efConstruction, efSearch, seed as SaveMeta writes them.
+  Bytes want, patch;
+  ByteWriter ww(want), wp(patch);
+  ww.u64(o.hnsw_min_size), ww.u32(o.hnsw.M), ww.u32(o.hnsw.ef_construction), ww.u32(o.hnsw.ef_search);
+  wp.u64(2), wp.u32(M), wp.u32(ef_construction), wp.u32(ef_search);
+  auto at = std::search(pack.begin(), pack.end(), want.begin(), want.end());
+  REQUIRE(at != pack.end());
+  std::copy(patch.begin(), patch.end(), at);
+  REQUIRE(fuzz::RepairPackFraming(pack));
+  return pack;
+}
+
+}  // namespace
+
+TEST_CASE("HNSW parameters are checked on every path: a graph built at load, a collection made, ef set", "[pack]") {
+  // Was: ef_search 0xFFFFFFFF passed (only a saved graph's parameters were
+  // checked), the graph was built at load and the first search asked for
+  // ~141 GB: std::bad_alloc aborted the native process.
+  for (auto [M, efc, efs] : {std::tuple{16u, 200u, 0xFFFFFFFFu}, {16u, 200u, 0u}, {16u, 0u, 128u},
+                             {16u, 0xFFFFFFFFu, 128u}, {1u, 200u, 128u}, {100000u, 200u, 128u}}) {
+    INFO(M << " " << efc << " " << efs);
+    Bytes pack = PackWithHnswOptions(M, efc, efs);
+    CHECK(LoadError(pack) == ErrorCode::kCorruptData);
+    try {
+      LoadPack(pack.data(), pack.size());
+    } catch (const Error& e) {
+      CHECK_THAT(e.what(), Catch::Contains("bad HNSW parameters"));
+    }
+  }
+  // In range: loads, builds its graph, searches, saves and loads again.
+  Bytes fine = PackWithHnswOptions(8, 1, 65536);
+  auto loaded = LoadPack(fine.data(), fine.size());
+  REQUIRE(loaded.size() == 1);
+  CHECK(loaded[0].uses_hnsw());
+  Bytes again = SavePack({&loaded[0]});
+  CHECK(LoadPack(again.data(), again.size()).size() == 1);
+
+  CollectionOptions bad;
+  bad.hnsw.ef_search = 0;
+  CHECK_THROWS_AS(Collection("x", test::FakeModel(16), bad), Error);
+  HnswIndex index(16);
+  CHECK_THROWS_AS(index.set_ef_search(0), Error);
+  CHECK_THROWS_AS(index.set_ef_search(kMaxHnswEf + 1), Error);
+  index.set_ef_search(kMaxHnswEf);
+  CHECK(index.params().ef_search == kMaxHnswEf);
 }

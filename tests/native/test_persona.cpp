@@ -322,6 +322,21 @@ TEST_CASE("the persona file is validated", "[persona]") {
   REQUIRE(names != std::string::npos);
   empty_name.insert(names + 15, "\"\", ");
   CHECK_THROWS_AS(Persona::FromJson(empty_name), Error);
+  // An empty banned word or exit phrase is named as such (it was accepted, or
+  // refused as "uses a word the persona never uses" about a harmless phrase).
+  for (const char* list : {"\"banned_words\": {", "\"exit_phrases\": {"}) {
+    std::string empty_entry = good;
+    size_t en = empty_entry.find("\"en\": [", empty_entry.find(list));
+    REQUIRE(en != std::string::npos);
+    empty_entry.insert(en + 8, "\" \", ");
+    INFO(list);
+    try {
+      Persona::FromJson(empty_entry);
+      FAIL("an empty entry was accepted");
+    } catch (const Error& e) {
+      CHECK_THAT(e.what(), Catch::Contains("holds an empty entry") && Catch::Contains(".en"));
+    }
+  }
   ConversationState s;
   const World& w = TheWorld();
   CHECK_THROWS_AS(AnswerQuestion(w.persona, *w.db, "   ", nullptr, 0, s), Error);
@@ -447,7 +462,8 @@ TEST_CASE("a conversation keeps its topic: follow-ups continue it, a new questio
   CHECK(more.kind == AnswerKind::kAnswer);
   CHECK(s.said.size() > said);  // something new was said
   CHECK(s.topic == "Why did Tesla decide to rely on cameras instead of LiDAR?");
-  for (const Citation& c : more.citations) CHECK(w.Cites(more, "lidar"));
+  CHECK_FALSE(more.citations.empty());
+  CHECK(w.Cites(more, "lidar"));  // the follow-up stays on the topic's passages
   Answer fresh = w.Ask("What is micrograd?", s);
   CHECK(s.topic == "What is micrograd?");
   CHECK(w.Cites(fresh, "micrograd"));

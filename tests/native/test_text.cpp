@@ -55,3 +55,23 @@ TEST_CASE("word splitting folds case and accents and makes CJK bigrams", "[text]
   CHECK(spans[1].term == "摄像");
   CHECK(spans[2].end == std::string("über 摄像头").size());
 }
+
+TEST_CASE("the word splitter stays inside its input on invalid UTF-8", "[text]") {
+  // Was: a lead byte at the end (a 4-byte sequence cut short) moved the
+  // cursor past the input and the last span ended beyond it.
+  for (std::string s : {std::string("abc\xF0"), std::string("abc\xE4\xB8"), std::string("\xFF\xFE" "abc"),
+                        std::string("x\xC3" "y"), std::string("\x80\x80" "de"), std::string("摄像\xE5")}) {
+    INFO(s.size());
+    size_t terms = 0;
+    for (const WordSpan& w : SplitWords(s)) {
+      CHECK(w.begin <= w.end);
+      CHECK(w.end <= s.size());
+      ++terms;
+    }
+    CHECK(terms >= 1);
+  }
+  size_t i = 0;
+  const std::string cut = "\xF0\x9F";
+  CHECK(utf8::Next(cut, i) == utf8::kReplacementChar);
+  CHECK(i == 1);
+}

@@ -124,6 +124,54 @@ TEST_CASE("bad input gets a clear error", "[tokenizer]") {
   CHECK_THROWS_AS(Tokenizer::FromBytes(""), Error);
 }
 
+namespace {
+
+// A ModelProto by hand: <unk> and one normal piece (protobuf wire format:
+// ModelProto.pieces = 1, SentencePiece.piece = 1, SentencePiece.type = 3).
+std::string ModelWithPiece(const std::string& piece) {
+  auto message = [](const std::string& text, char type) {
+    std::string sp = std::string("\x0a") + static_cast<char>(text.size()) + text + "\x18" + type;
+    return std::string("\x0a") + static_cast<char>(sp.size()) + sp;
+  };
+  return message("<unk>", 2) + message(piece, 1);
+}
+
+}  // namespace
+
+TEST_CASE("a model whose pieces SentencePiece cannot index is refused, not a crash", "[tokenizer]") {
+  // SentencePiece indexes pieces as C strings: "\0a" is an empty key and
+  // "b\0c" sorts out of order; both threw from where nothing can catch.
+  for (const std::string& piece : {std::string("\0a", 2), std::string("b\0c", 3), std::string()}) {
+    INFO(piece.size());
+    try {
+      Tokenizer::FromBytes(ModelWithPiece(piece));
+      FAIL("accepted");
+    } catch (const Error& e) {
+      CHECK(e.code() == ErrorCode::kInvalidArgument);
+      CHECK(std::string(e.what()).find("piece 1") != std::string::npos);
+    }
+  }
+  // Truncated framing is reported as such.
+  const std::string whole = ModelWithPiece("ab");
+  CHECK_THROWS_WITH(Tokenizer::FromBytes(whole.substr(0, whole.size() - 3)), Catch::Contains("past the end"));
+  CHECK_NOTHROW(Tokenizer::FromBytes(whole));
+}
+
+TEST_CASE("a normaliser trie that steps outside itself is refused before SentencePiece follows it", "[tokenizer]") {
+  // Found by the tokenizer_model fuzzer: the NFKC test model with one trie
+  // unit changed; SentencePiece's normaliser read past the trie (SEGV).
+  const std::string bad = test::ReadFile(std::string(VESPER_TEST_DATA_DIR) + "/fuzz/tokenizer_model/charsmap-offset.model");
+  CHECK_THROWS_WITH(Tokenizer::FromBytes(bad), Catch::Contains("normalizer's character map"));
+  // The real character maps pass: the NFKC test model, the default model's
+  // and EmbeddingGemma's.
+  for (const std::string& path : {std::string(VESPER_TEST_MODEL_DIR) + "/unigram.model",
+                                 std::string(VESPER_MODELS_DIR) + "/default/tokenizer.model",
+                                 std::string(VESPER_MODELS_DIR) + "/embeddinggemma-300m/tokenizer.model"}) {
+    INFO(path);
+    CHECK_NOTHROW(Tokenizer::FromBytes(test::ReadFile(path)));
+  }
+}
+
 TEST_CASE("fingerprint identifies the vocabulary", "[tokenizer]") {
   auto a = test::TestTokenizer("unigram");
   auto b = test::TestTokenizer("bpe");

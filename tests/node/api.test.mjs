@@ -154,3 +154,21 @@ test('int8 and binary collections: sizes, scores and packs', () => {
   assert.throws(() => core.collection('x', model, { vectors: 'fp8' }), { code: 'invalid_argument', message: /float32, int8 or binary/ });
   ref.dispose();
 });
+
+test('a loaded collection is taken once; a collection can be renamed and its pack keeps the new name', () => {
+  const { db } = vectorCollection('original');
+  const bytes = core.savePack([db]);
+  const [first] = core.loadPack(bytes, model);  // takes loaded collection 0
+  // Was: a second take moved from an emptied collection, whose pack then failed to load.
+  assert.throws(() => core.m.Collection.takeLoaded(0), { code: 'invalid_argument', message: /already taken/ });
+  first.dispose();
+
+  const [copy] = core.loadPack(bytes, model);
+  copy.rename('original (2)');
+  assert.equal(copy.name, 'original (2)');
+  assert.throws(() => copy.rename(''), { code: 'invalid_argument' });
+  const [reloaded] = core.loadPack(core.savePack([copy]), model);
+  assert.equal(reloaded.name, 'original (2)');
+  assert.equal(reloaded.size, db.size);
+  for (const c of [db, copy, reloaded]) c.dispose();
+});

@@ -37,6 +37,26 @@ test('search --json returns results above the threshold', async () => {
   assert.ok(nothing.nearMisses.length > 0, 'the nearest passages are listed when nothing is shown');
 });
 
+// execFile with text on standard input.
+function vesperWithInput(args, input) {
+  return new Promise((resolve) => {
+    const child = execFile(join(root, 'tools/vesper'), args, { maxBuffer: 64 << 20 }, (e, stdout, stderr) =>
+      resolve({ code: e ? e.code : 0, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
+
+test('a query longer than the argument limit is read from standard input with "-"', async () => {
+  // 300 kB: over Linux's 128 kB limit for one argument, so it cannot be given on the command line.
+  const long = `HydraNet backbone heads ${'multi task learning '.repeat(15_000)}`;
+  const r = await vesperWithInput(['search', join(tmp, 'kb.pack'), '-', '--json', '-k', '3', '--threshold', '0'], long);
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(JSON.parse(r.stdout).results.length > 0);
+  const bad = await vesperWithInput(['search', join(tmp, 'kb.pack'), '-', '--json'], Buffer.from([0x48, 0xff, 0xfe]));
+  assert.notEqual(bad.code, 0);
+  assert.match(bad.stderr, /standard input is not valid UTF-8 text/);
+});
+
 test('search refuses -k 0, -k -1 and -k 2.5 as usage errors', async () => {
   for (const k of ['0', '-1', '2.5']) {
     const r = await vesper(['search', join(tmp, 'kb.pack'), 'HydraNet', `-k=${k}`]);
@@ -122,4 +142,32 @@ test('a manifest naming a file outside its folder is refused, not read', async (
   const r = await vesper(['embed', '--model', dir, 'hello']);
   assert.equal(r.code, 1);
   assert.match(r.stderr, /names a file outside its folder: \.\.\/\.\.\//);
+});
+
+test('knowledge-base text reaches the terminal with its control characters escaped', async () => {
+  const doc = join(tmp, 'hostile.md');
+  // A title change, a clear screen, a hyperlink (OSC 8), a C1 CSI and a bidi override.
+  writeFileSync(doc, '# Zebra \x1b]0;pwned\x07 notes\n\nZebra crossings \x1b[2J\x1b[H are \x1b]8;;http://x\x1b\\here\x1b]8;;\x1b\\ \u009b31m striped \u202e reversed.\n');
+  const pack = join(tmp, 'hostile.pack');
+  assert.equal((await vesper(['build', doc, '--db', 'hostile', '--lexical', '--out', pack])).code, 0);
+  const r = await vesper(['search', pack, 'zebra crossings', '--threshold', '0']);
+  assert.equal(r.code, 0, r.stderr);
+  assert.ok(!/[\x00-\x08\x0b-\x1f\x7f-\x9f\u202e]/u.test(r.stdout), JSON.stringify(r.stdout));
+  assert.match(r.stdout, /\\x1b\]0;pwned\\x07/);
+  assert.match(r.stdout, /\\x9b31m striped \\u202e reversed/);
+  // JSON output keeps the text as it is (JSON escapes it).
+  const json = await vesper(['search', pack, 'zebra crossings', '--threshold', '0', '--json']);
+  assert.ok(JSON.parse(json.stdout).results[0].text.includes('\x1b[2J'));
+});
+
+test('a folder given as a file, and a session file of the wrong shape, say what to do', async () => {
+  const r = await vesper(['build', tmp, '--db', 'x', '--lexical', '--out', join(tmp, 'x.pack')]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /is a folder, not a file: give the files in it/);
+  assert.doesNotMatch(r.stderr, /EISDIR/);
+  const session = join(tmp, 'bad-session.json');
+  writeFileSync(session, JSON.stringify({ persona: 'andrej-karpathy', state: { said: 'not a list', turns: 1 } }));
+  const ask = await vesper(['ask', join(tmp, 'kb.pack'), 'What is micrograd?', '--model', 'static-tiny', '--session', session]);
+  assert.equal(ask.code, 1, ask.stdout);
+  assert.match(ask.stderr, /bad-session\.json holds a conversation this version cannot read \(.+\); delete it to start a new conversation/);
 });

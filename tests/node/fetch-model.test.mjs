@@ -49,8 +49,10 @@ after(() => server.close());
 function modelDir(files) {
   const dir = mkdtempSync(join(tmpdir(), 'vesper-fetch-'));
   writeFileSync(join(dir, 'manifest.json'), JSON.stringify({
-    id: 'loopback-model', kind: 'onnx', dims: 32, defaultVariant: 'fp32',
+    id: 'loopback-model', kind: 'onnx', dims: 32, maxLength: 512, defaultVariant: 'fp32',
     tokenizer: { file: 'tokenizer.model' },
+    inputs: { inputIds: 'input_ids', attentionMask: 'attention_mask' },
+    output: { name: 'sentence_embedding', pooled: true },
     variants: { fp32: { files } },
   }));
   return dir;

@@ -1,5 +1,6 @@
 // Command dispatch for tools/vesper. Each command prints human-readable text,
 // or with --json a stable JSON document (see README, "CLI").
+import { printable, printableLine } from './terminal.mjs';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parseArgs, UsageError } from './args.mjs';
@@ -18,15 +19,17 @@ const USAGE = `usage: vesper <command> [options]
   build FILES... --db NAME [--model ID|DIR | --lexical] [--dims N] [--vectors float32|int8|binary] [--persona FILE] --out FILE.pack
                                               chunk, embed (default model: models/default) and index documents into a pack;
                                               --persona marks the sections its persona file names as meta text
-  search FILE.pack "query" [--db NAME] [--model ID|DIR] [-k N] [--threshold T]
+  search FILE.pack "query"|- [--db NAME] [--model ID|DIR] [-k N] [--threshold T]
          [--mode hybrid|vector|lexical] [--json]
-  ask FILE.pack "question" [--persona FILE] [--session FILE] [--db NAME] [--model ID|DIR] [--threshold T] [--json]
+  ask FILE.pack "question"|- [--persona FILE] [--session FILE] [--db NAME] [--model ID|DIR] [--threshold T] [--json]
                                               the persona answers from the pack, citing its passages
   persona FILES... --out persona.json         compile a persona file from skill documents
   inspect FILE.pack [--json]                  validate a pack and describe it
   tokenize [--model ID|DIR | --tokenizer FILE.model] [--no-special] [--json] "text"
   embed --model ID|DIR [--dims N] [--document] [--json] "text"
   fetch-model ID|DIR [--variant V] [--allow-unpinned]
+
+  A query, question or text given as "-" is read from standard input.
 `;
 
 function warn(message) {
@@ -34,12 +37,24 @@ function warn(message) {
 }
 
 function readText(path) {
-  const bytes = readFileSync(path);
+  let bytes;
+  try {
+    bytes = readFileSync(path);
+  } catch (err) {
+    err.path ??= path === 0 ? 'standard input' : String(path);  // EISDIR comes without one
+    throw err;
+  }
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    throw new Error(`${path} is not valid UTF-8 text`);
+    throw new Error(`${path === 0 ? 'standard input' : path} is not valid UTF-8 text`);
   }
+}
+
+// A query or text argument; "-" reads it from standard input, for text longer
+// than the system's argument limit (128 kB per argument on Linux).
+function textArg(value) {
+  return value === '-' ? readText(0) : value;
 }
 
 async function build(argv) {
@@ -104,7 +119,8 @@ async function search(argv) {
     { db: 'string', model: 'string', k: 'number', threshold: 'number', mode: 'string', json: 'boolean' },
     { k: 'k' },
   );
-  const [path, query] = positionals;
+  const [path, queryArg] = positionals;
+  const query = queryArg === undefined ? undefined : textArg(queryArg);
   if (!path || query === undefined) throw new UsageError('search needs FILE.pack and "query"');
   if (!query.trim()) throw new UsageError('the query is empty');
   if (options.k !== undefined && !(Number.isInteger(options.k) && options.k > 0)) {
@@ -129,7 +145,8 @@ async function search(argv) {
   }
   const print = (r) => {
     const title = r.title.length ? r.title.join(' > ') : '(untitled)';
-    process.stdout.write(`${r.score.toFixed(3)}  ${r.source}  ${title}\n  ${r.text.replace(/\s+/g, ' ').slice(0, 200)}\n`);
+    const text = r.text.replace(/[ \t\n\r]+/g, ' ').slice(0, 200);
+    process.stdout.write(`${r.score.toFixed(3)}  ${printableLine(r.source)}  ${printableLine(title)}\n  ${printableLine(text)}\n`);
   };
   if (!out.length) {
     process.stdout.write(found.answerable
@@ -153,8 +170,8 @@ async function inspect(argv) {
   }
   process.stdout.write(`${positionals[0]}: vesper pack v${info.version}, ${info.bytes} bytes, checksums ok\n`);
   for (const c of info.collections) {
-    const model = c.model ? `${c.model.id}, ${c.model.dims} dims` : 'lexical only';
-    process.stdout.write(`  ${c.name}: ${c.chunks} chunks (${model}${c.hnsw ? ', HNSW' : ''})\n`);
+    const model = c.model ? `${printableLine(c.model.id)}, ${c.model.dims} dims` : 'lexical only';
+    process.stdout.write(`  ${printableLine(c.name)}: ${c.chunks} chunks (${model}${c.hnsw ? ', HNSW' : ''})\n`);
   }
   return 0;
 }
@@ -177,11 +194,11 @@ async function tokenize(argv) {
       throw new Error(`${err.message.replace(/: download it.*$/, '')}: run tools/build.sh, which builds it`);
     }
   }
-  const e = tok.encode(positionals[0], { addSpecial: options.special !== false });
+  const e = tok.encode(textArg(positionals[0]), { addSpecial: options.special !== false });
   if (options.json) {
     process.stdout.write(JSON.stringify({ ids: Array.from(e.ids), pieces: e.pieces }) + '\n');
   } else {
-    process.stdout.write(e.pieces.map((p, i) => `${e.ids[i]}\t${p}`).join('\n') + '\n');
+    process.stdout.write(e.pieces.map((p, i) => `${e.ids[i]}\t${printableLine(p)}`).join('\n') + '\n');
   }
   return 0;
 }
@@ -192,7 +209,7 @@ async function embed(argv) {
   if (positionals.length !== 1) throw new UsageError('embed needs one "text" argument');
   const core = await loadCore();
   const embedder = await nodeEmbedder(core, options.model, { dims: options.dims });
-  const out = await embedder.embed([positionals[0]], { kind: options.document ? 'document' : 'query' });
+  const out = await embedder.embed([textArg(positionals[0])], { kind: options.document ? 'document' : 'query' });
   for (const w of out.warnings) warn(w.message);
   const vector = Array.from(out.vectors, (x) => Number(x.toFixed(7)));
   if (options.json) {
@@ -231,12 +248,27 @@ const NEAR_MISSES = 3;
 
 const DEFAULT_PERSONA = new URL('../../web/kb/karpathy/persona.json', import.meta.url);
 
+// persona.answer with the state a session file held. When that state is
+// what the core refuses (a field of the wrong type, say), the user is told
+// which file and what to do, not only which field.
+function answerWithSession(persona, [db, question, vector, threshold], state, session) {
+  const options = threshold === null ? {} : { threshold };
+  try {
+    return persona.answer(db, question, vector, state, options);
+  } catch (err) {
+    if (!session || err.code !== 'invalid_argument') throw err;
+    persona.answer(db, question, vector, {}, options);  // throws again if the question is the problem
+    throw new Error(`${session} holds a conversation this version cannot read (${err.message}); delete it to start a new conversation`);
+  }
+}
+
 // One turn of a conversation with the persona; --session keeps the state between calls.
 async function ask(argv) {
   const { options, positionals } = parseArgs(argv, {
     db: 'string', model: 'string', persona: 'string', session: 'string', threshold: 'number', json: 'boolean',
   });
-  const [path, question] = positionals;
+  const [path, questionArg] = positionals;
+  const question = questionArg === undefined ? undefined : textArg(questionArg);
   if (!path || question === undefined) throw new UsageError('ask needs FILE.pack and "question"');
   if (!question.trim()) throw new UsageError('the question is empty');
   const { core, db, embedder, threshold } = await openPack(path, options);
@@ -257,7 +289,7 @@ async function ask(argv) {
     const out = await embedder.embed([question], { kind: 'query' });
     vector = out.vectors;
   }
-  const reply = persona.answer(db, question, vector, state, threshold === null ? {} : { threshold });
+  const reply = answerWithSession(persona, [db, question, vector, threshold], state, options.session);
   if (options.session) {
     writeFileAtomic(options.session, JSON.stringify({ persona: persona.id, state: reply.state }, null, 1) + '\n');
   }
@@ -268,10 +300,10 @@ async function ask(argv) {
       in_role: reply.inRole, disclaimer: reply.disclaimer, passage_languages: reply.passageLanguages || null,
     }) + '\n');
   } else {
-    process.stdout.write(`${reply.answer}\n`);
+    process.stdout.write(`${printable(reply.answer)}\n`);
     if (citations.length) {
       process.stdout.write('\n');
-      for (const c of citations) process.stdout.write(`[${c.n}] ${citationLabel(c)}\n`);
+      for (const c of citations) process.stdout.write(`[${c.n}] ${printableLine(citationLabel(c))}\n`);
     }
   }
   return 0;
@@ -286,12 +318,28 @@ async function personaCommand(argv) {
   const persona = compilePersona(core, positionals.map((f) => ({ name: basename(f), text: readText(f) })));
   core.persona(persona);  // the core validates it (fields, banned words in the persona's own phrases)
   writeFileAtomic(options.out, JSON.stringify(persona, null, 2) + '\n');
-  process.stdout.write(`persona '${persona.name}': ${persona.quotes.length} quotes, ${persona.analogies.length} analogies, ` +
+  process.stdout.write(`persona '${printableLine(persona.name)}': ${persona.quotes.length} quotes, ${persona.analogies.length} analogies, ` +
     `${persona.qa.length} Q&A, ${persona.banned_words.en.length} banned words, ${persona.out_of_scope.length} out-of-scope rules -> ${options.out}\n`);
   return 0;
 }
 
 const COMMANDS = { build, search, ask, persona: personaCommand, inspect, tokenize, embed, 'fetch-model': fetchModelCommand };
+
+// What the file system said, in words a user can act on (node's own message
+// is "EISDIR: illegal operation on a directory, read").
+const FILE_ERRORS = {
+  EISDIR: 'is a folder, not a file: give the files in it (e.g. FOLDER/*.md)',
+  ENOENT: 'does not exist',
+  EACCES: 'cannot be read or written (permission denied)',
+  ENOTDIR: 'is not inside a folder (a part of the path is a file)',
+  ENOSPC: 'could not be written: the disk is full',
+};
+
+export function errorMessage(err) {
+  const what = FILE_ERRORS[err?.code];
+  if (what && err.path !== undefined) return `${printableLine(err.path)} ${what}`;
+  return err?.message ?? String(err);
+}
 
 export async function main(argv) {
   const [command, ...rest] = argv;

@@ -5,6 +5,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { createEmbedder } from '../../web/engine/embedder.mjs';
+import { parseManifest } from '../../web/engine/manifest.mjs';
 import { repoRoot } from './core.mjs';
 
 export function modelSearchPath() {
@@ -18,13 +19,24 @@ export function parseModelId(id) {
   return { base: m[1], variant: m[2] ?? null, dims: m[3] ? Number(m[3]) : null };
 }
 
+// The id a manifest claims, or null when it is not one: a broken manifest in
+// one folder must not stop the search for another model.
+function peekId(path) {
+  try {
+    const id = JSON.parse(readFileSync(path, 'utf8'))?.id;
+    return typeof id === 'string' ? id : null;
+  } catch {
+    return null;
+  }
+}
+
 export function resolveModel(spec) {
   const looksLikeDir = spec.includes('/') || spec.startsWith('.') || isAbsolute(spec);
   const dirs = looksLikeDir ? [resolve(spec)] : modelSearchPath().map((d) => join(d, parseModelId(spec).base));
   for (const dir of dirs) {
     const path = join(dir, 'manifest.json');
     if (existsSync(path)) {
-      const manifest = JSON.parse(readFileSync(path, 'utf8'));
+      const manifest = parseManifest(readFileSync(path, 'utf8'), path);
       return { manifest, dir };
     }
   }
@@ -36,8 +48,7 @@ export function resolveModel(spec) {
       if (!existsSync(root)) continue;
       for (const name of readdirSync(root)) {
         const path = join(root, name, 'manifest.json');
-        const manifest = existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : null;
-        if (manifest?.id === base) return { manifest, dir: join(root, name) };
+        if (existsSync(path) && peekId(path) === base) return { manifest: parseManifest(readFileSync(path, 'utf8'), path), dir: join(root, name) };
       }
     }
   }

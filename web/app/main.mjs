@@ -5,6 +5,7 @@ import { createEngine } from '../vesper-engine.mjs';
 import { citationLabel, metaHeadingsOf } from '../engine/kb.mjs';
 import { drawComparison } from './embedding-view.mjs';
 import { friendlyStorageError, storage } from './storage.mjs';
+import { answerNodes, el, highlighted } from './render.mjs';
 
 const $ = (id) => document.getElementById(id);
 // Passages shown greyed when nothing is.
@@ -12,7 +13,7 @@ const NEAR_MISSES = 5;
 // The best passages a reader is shown, in ranked order, among those that
 // reach the slider (the search fetches more, so the slider only re-filters).
 const SHOWN_RESULTS = 5;
-const state = { ready: false, metaHeadings: [], engine: null, last: null, meta: new Map(), storing: null, thresholdTouched: false, conversation: {} };
+const state = { ready: false, metaHeadings: [], engine: null, last: null, meta: new Map(), damaged: new Map(), storing: null, thresholdTouched: false, conversation: {} };
 
 function setStatus(text, fraction = null) {
   $('status-text').textContent = text;
@@ -26,37 +27,6 @@ function showNotice(text) {
   $('notice').textContent = text ?? '';
 }
 
-function escapeHtml(s) {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]);
-}
-
-// Marks the query's words in a passage, case- and accent-insensitively:
-// whole words for alphabetic scripts, any occurrence for CJK.
-function highlight(text, query) {
-  const fold = (s) => s.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
-  const html = escapeHtml(text);
-  const folded = fold(html);
-  if (folded.length !== html.length) return html; // folding changed offsets: show it plain
-  const words = [...new Set(fold(query).match(/\p{Script=Han}{2,}|[\p{L}\p{N}]{3,}/gu) ?? [])];
-  const isWord = (c) => c !== undefined && /[\p{L}\p{N}]/u.test(c);
-  const marks = [];
-  for (const w of words) {
-    const cjk = /\p{Script=Han}/u.test(w);
-    for (let i = folded.indexOf(w); i >= 0; i = folded.indexOf(w, i + 1)) {
-      if (cjk || (!isWord(folded[i - 1]) && !isWord(folded[i + w.length]))) marks.push([i, i + w.length]);
-    }
-  }
-  marks.sort((a, b) => a[0] - b[0]);
-  let out = '';
-  let at = 0;
-  for (const [a, b] of marks) {
-    if (a < at) continue;
-    out += `${html.slice(at, a)}<mark>${html.slice(a, b)}</mark>`;
-    at = b;
-  }
-  return out + html.slice(at);
-}
-
 function formatBytes(n) {
   return n < 1e6 ? `${(n / 1e3).toFixed(0)} kB` : `${(n / 1e6).toFixed(1)} MB`;
 }
@@ -65,14 +35,22 @@ function renderDatabases() {
   const tbody = $('db-table').querySelector('tbody');
   const select = $('db-select');
   const current = select.value;
-  tbody.innerHTML = '';
-  select.innerHTML = '';
+  tbody.replaceChildren();
+  select.replaceChildren();
+  const button = (label, data) => el('button', { type: 'button', className: 'secondary', dataset: data }, label);
   for (const [name, meta] of state.meta) {
-    const tr = document.createElement('tr');
-    tr.innerHTML = `<td>${escapeHtml(name)}</td><td>${meta.chunks}</td><td>${formatBytes(meta.bytes.length)}</td><td>${escapeHtml(meta.model ?? 'lexical only')}</td><td>${new Date(meta.created).toLocaleString()}</td>
-      <td><button type="button" class="secondary" data-export="${escapeHtml(name)}">Export</button> <button type="button" class="secondary" data-delete="${escapeHtml(name)}">Delete</button></td>`;
-    tbody.append(tr);
+    tbody.append(el('tr', {},
+      el('td', {}, name), el('td', {}, String(meta.chunks)), el('td', {}, formatBytes(meta.bytes.length)),
+      el('td', {}, meta.model ?? 'lexical only'), el('td', {}, new Date(meta.created).toLocaleString()),
+      el('td', {}, button('Export', { export: name }), ' ', button('Delete', { delete: name }))));
     select.append(new Option(name, name));
+  }
+  // Stored databases that failed their checks: listed so they can be deleted,
+  // never searched.
+  for (const [name, reason] of state.damaged) {
+    tbody.append(el('tr', { className: 'damaged' },
+      el('td', {}, name), el('td', { colSpan: 4, className: 'error' }, `damaged, not loaded: ${reason}`),
+      el('td', {}, button('Delete', { delete: name }))));
   }
   if (state.meta.has(current)) select.value = current;
 }
@@ -142,12 +120,18 @@ async function importPack(file) {
   const status = $('store-status');
   status.classList.remove('error');
   try {
-    const names = state.engine.loadPack(new Uint8Array(await file.arrayBuffer()));
+    // A database of the same name is never replaced by an import: both are
+    // kept, the imported one under a free name, and the user is told.
+    const renamed = [];
+    const names = state.engine.loadPack(new Uint8Array(await file.arrayBuffer()), {
+      keepBoth: true, reserved: [...state.damaged.keys()], onRename: (from, to) => renamed.push(`'${from}' as '${to}'`),
+    });
     const unsaved = [];
     for (const n of names) unsaved.push(await persist(n, state.engine.exportPack(n)));
     const problem = unsaved.find(Boolean);
+    const kept = renamed.length ? ` Kept ${renamed.join(', ')}: a database of that name already exists.` : '';
     if (problem) report(problem, true);
-    else report(`Imported ${names.join(', ')} from ${file.name}.`);
+    else report(`Imported ${names.join(', ')} from ${file.name}.${kept}`);
     search();  // a query typed before there was any database runs now
   } catch (err) {
     status.textContent = `Could not import ${file.name}: ${err.message}`;
@@ -167,6 +151,7 @@ function exportPack(name) {
 async function removeDatabase(name) {
   state.engine.remove(name);
   state.meta.delete(name);
+  state.damaged.delete(name);
   await storage.remove(name).catch(() => {});
   renderDatabases();
   search();
@@ -179,12 +164,10 @@ function setThreshold(value) {
 }
 
 function resultItem(x, r, nearMiss) {
-  const li = document.createElement('li');
-  li.id = `chunk-${x.id}`;
-  if (nearMiss) li.className = 'near-miss';
   const trail = x.title.length ? x.title.join(' › ') : x.source;
-  li.innerHTML = `<div class="meta"><strong>${x.score.toFixed(3)}</strong> · ${escapeHtml(trail)} · ${escapeHtml(x.signals.join(' + '))}</div><div>${highlight(x.text.slice(0, 600), r.queryText)}</div>`;
-  return li;
+  return el('li', { id: `chunk-${x.id}`, className: nearMiss ? 'near-miss' : '' },
+    el('div', { className: 'meta' }, el('strong', {}, x.score.toFixed(3)), ` · ${trail} · ${x.signals.join(' + ')}`),
+    el('div', {}, highlighted(x.text.slice(0, 600), r.queryText)));
 }
 
 // The passages shown are those the core marked (the query is answerable and
@@ -192,7 +175,7 @@ function resultItem(x, r, nearMiss) {
 // nearest, greyed, with scores.
 function renderResults() {
   const list = $('results');
-  list.innerHTML = '';
+  list.replaceChildren();
   const r = state.last;
   if (!r) return;
   const threshold = Number($('threshold').value);
@@ -224,7 +207,7 @@ async function search() {
   const db = state.ready ? $('db-select').value : '';
   if (!db) {
     // Typed while the engine or the database is still loading: main() runs it when ready.
-    $('results').innerHTML = '<li class="hint">Your query will run as soon as the database is ready...</li>';
+    $('results').replaceChildren(el('li', { className: 'hint' }, 'Your query will run as soon as the database is ready...'));
     return;
   }
   const ticket = ++pending;
@@ -237,11 +220,11 @@ async function search() {
     if (!state.thresholdTouched) setThreshold(state.engine.defaultThreshold(db));
     const t = r.timings;
     $('timings').textContent = `tokenize ${t.tokenizeMs.toFixed(1)} ms · embed ${t.embedMs.toFixed(1)} ms · search ${t.searchMs.toFixed(1)} ms`;
-    $('pieces').innerHTML = r.query.pieces.map((p) => `<span>${escapeHtml(p)}</span>`).join('');
+    $('pieces').replaceChildren(...r.query.pieces.map((p) => el('span', {}, p)));
     $('token-ids').textContent = `[${Array.from(r.query.ids).join(', ')}]`;
     renderResults();
   } catch (err) {
-    $('results').innerHTML = `<li class="error">${escapeHtml(err.message)}</li>`;
+    $('results').replaceChildren(el('li', { className: 'error' }, err.message));
   }
 }
 
@@ -256,7 +239,7 @@ function togglePassage(anchor) {
     return true;
   }
   box.dataset.id = chunk.id;
-  box.innerHTML = `<div class="meta">${escapeHtml(citationLabel(chunk))}</div><div>${escapeHtml(chunk.text.slice(0, 1200))}</div>`;
+  box.replaceChildren(el('div', { className: 'meta' }, citationLabel(chunk)), el('div', {}, chunk.text.slice(0, 1200)));
   box.hidden = false;
   return true;
 }
@@ -267,11 +250,9 @@ function showPassage(db, id) {
   if (!chunk) return;
   let li = document.getElementById(`chunk-${id}`);
   if (!li) {
-    li = document.createElement('li');
-    li.id = `chunk-${id}`;
-    li.className = 'cited';
     const trail = chunk.title.length ? chunk.title.join(' › ') : chunk.source;
-    li.innerHTML = `<div class="meta">cited by the persona · ${escapeHtml(trail)}</div><div>${escapeHtml(chunk.text.slice(0, 900))}</div>`;
+    li = el('li', { id: `chunk-${id}`, className: 'cited' },
+      el('div', { className: 'meta' }, `cited by the persona · ${trail}`), el('div', {}, chunk.text.slice(0, 900)));
     $('results').prepend(li);
   }
   li.classList.add('flash');
@@ -281,10 +262,8 @@ function showPassage(db, id) {
   setTimeout(() => li.classList.remove('flash'), 1500);
 }
 
-function addChat(role, html, extra = '') {
-  const li = document.createElement('li');
-  li.className = `chat ${role} ${extra}`.trim();
-  li.innerHTML = html;
+function addChat(role, nodes, extra = '') {
+  const li = el('li', { className: `chat ${role} ${extra}`.trim() }, nodes);
   $('chat-log').append(li);
   li.scrollIntoView({ block: 'nearest' });
   return li;
@@ -295,24 +274,25 @@ async function ask(ev) {
   const question = $('chat-input').value;
   const db = $('db-select').value;
   if (!question.trim() || !db) return;
-  addChat('user', escapeHtml(question));
+  addChat('user', question);
   $('chat-input').value = '';
   try {
     const reply = await state.engine.ask(db, question, { conversation: state.conversation });
     state.conversation = reply.state;
     // [n] markers become links to the cited passages: hovering names the
     // passage, clicking shows it under the answer.
-    const byN = new Map(reply.citations.map((c) => [c.n, c]));
-    const link = (c, text) => `<a href="#chunk-${c.id}" class="cite" data-db="${escapeHtml(db)}" data-id="${c.id}" title="${escapeHtml(citationLabel(c))}">${text}</a>`;
-    const body = escapeHtml(reply.answer).replace(/\[(\d+)\]/g, (m, n) => (byN.has(Number(n)) ? link(byN.get(Number(n)), m) : m))
-      .replace(/\n\n/g, '<br><br>');
-    const sources = reply.citations.map((c) => `<li>${link(c, `[${c.n}] ${escapeHtml(citationLabel(c))}`)}</li>`).join('');
-    const li = addChat('persona', `<div class="answer" lang="${reply.language}">${body}</div>${sources ? `<ol class="sources">${sources}</ol>` : ''}<blockquote class="passage" hidden></blockquote>`, reply.kind);
+    const link = (c, text) => el('a', { href: `#chunk-${encodeURIComponent(c.id)}`, className: 'cite', title: citationLabel(c), dataset: { db, id: c.id } }, text);
+    const sources = reply.citations.map((c) => el('li', {}, link(c, `[${c.n}] ${citationLabel(c)}`)));
+    const li = addChat('persona', [
+      el('div', { className: 'answer', lang: reply.language }, answerNodes(reply.answer, reply.citations, link)),
+      sources.length ? el('ol', { className: 'sources' }, sources) : null,
+      el('blockquote', { className: 'passage', hidden: true }),
+    ], reply.kind);
     li.dataset.kind = reply.kind;
     li.dataset.language = reply.language;
     li.dataset.inRole = String(reply.inRole);
   } catch (err) {
-    addChat('persona', escapeHtml(err.message), 'error');
+    addChat('persona', err.message, 'error');
   }
 }
 
@@ -332,13 +312,13 @@ async function main() {
   const totals = new Map();
   state.engine = await createEngine({
     model: config.model,
+    onNotice: showNotice,
     onProgress: ({ label, done, total }) => {
       totals.set(label, [done, total]);
       const [d, t] = [...totals.values()].reduce(([a, b], [x, y]) => [a + x, b + y], [0, 0]);
       setStatus(`Loading models... ${label} ${(d / 1e6).toFixed(1)} MB`, t ? d / t : null);
     },
   });
-  showNotice(state.engine.notice);
   const e = state.engine;
   setStatus(e.model ? `Ready: ${e.model.id} on ${e.backend.name} (${e.backend.reason}); loaded in ${e.loadMs.toFixed(0)} ms` : `Ready (lexical search); loaded in ${e.loadMs.toFixed(0)} ms`);
   $('footer').textContent = `Vector search with vesper${e.model ? ` using ${e.model.id} on ${e.backend.name}` : ''}: C++ compiled to WebAssembly.`;
@@ -349,13 +329,15 @@ async function main() {
       e.loadPack(rec.bytes);
       state.meta.set(rec.name, rec);
     } catch (err) {
-      showNotice(`Database '${rec.name}' could not be loaded (${err.message}); it is kept in storage untouched.`);
+      state.damaged.set(rec.name, err.message);
+      showNotice(`Database '${rec.name}' is damaged and was not loaded (${err.message}); your other databases are unaffected. It is kept untouched in storage until you delete it.`);
     }
   }
   if (!state.meta.size && config.defaultPack) {
     try {
       const bytes = new Uint8Array(await (await fetch(config.defaultPack)).arrayBuffer());
-      for (const n of e.loadPack(bytes)) await persist(n, e.exportPack(n));
+      // A damaged stored database of the same name is left for the user to delete, not overwritten.
+      for (const n of e.loadPack(bytes)) if (!state.damaged.has(n)) await persist(n, e.exportPack(n));
     } catch {
       // No prebuilt pack for this model: the Store button builds one.
     }
@@ -380,7 +362,7 @@ async function main() {
   $('chat-form').addEventListener('submit', ask);
   $('chat-reset').addEventListener('click', () => {
     state.conversation = {};
-    $('chat-log').innerHTML = '';
+    $('chat-log').replaceChildren();
   });
   $('chat-log').addEventListener('click', (ev) => {
     const a = ev.target.closest('a.cite');

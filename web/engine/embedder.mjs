@@ -6,6 +6,7 @@
 //
 //   const e = await createEmbedder({ core, manifest, readFile, ort, executionProviders: ['wasm'] });
 //   const { vectors, warnings } = await e.embed(['text'], { kind: 'document', onProgress });
+import { validateManifest } from './manifest.mjs';
 import { convertTokenizerJson } from './tokenizer-convert.mjs';
 
 // Search thresholds when nothing else says: a model's manifest carries its
@@ -51,13 +52,17 @@ export async function createEmbedder({
   readFile,
   ort = null,
   executionProviders = ['wasm'],
-  variant: variantName = manifest.defaultVariant,
-  dims = manifest.dims,
+  variant: variantName = null,
+  dims = null,
   resolvePath = null,
   useStaticCore = true,
 }) {
-  if (!manifest.matryoshkaDims?.includes(dims) && dims !== manifest.dims) {
-    throw new EmbedError('invalid_argument', `${manifest.id} supports dims ${manifest.matryoshkaDims.join(', ')}, not ${dims}`);
+  validateManifest(manifest, `model ${typeof manifest?.id === 'string' ? manifest.id : ''}`.trim());
+  variantName ??= manifest.defaultVariant;
+  dims ??= manifest.dims;
+  const supported = manifest.matryoshkaDims ?? [manifest.dims];
+  if (!supported.includes(dims) && dims !== manifest.dims) {
+    throw new EmbedError('invalid_argument', `${manifest.id} supports dims ${supported.join(', ')}, not ${dims}`);
   }
   const tokenizer = await loadTokenizer(core, manifest, readFile);
   const variant = manifest.variants?.[variantName];

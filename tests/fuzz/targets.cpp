@@ -1,0 +1,232 @@
+#include "tests/fuzz/targets.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/chunker/chunker.h"
+#include "core/collection/pack.h"
+#include "core/embed/static_model.h"
+#include "core/lexical/bm25.h"
+#include "core/persona/answer.h"
+#include "core/persona/persona.h"
+#include "core/persona/sentences.h"
+#include "core/text/words.h"
+#include "core/tokenizer/tokenizer.h"
+#include "core/search/answerability.h"
+#include "core/util/checksum.h"
+#include "core/util/error.h"
+#include "core/util/utf8.h"
+#include "tests/native/helpers.h"
+
+namespace vesper::fuzz {
+
+namespace {
+
+std::string_view Text(const uint8_t* data, size_t size) { return {reinterpret_cast<const char*>(data), size}; }
+
+template <typename F>
+void Expecting(F&& f) {
+  try {
+    f();
+  } catch (const Error&) {
+    // Refused with a clear error: what bad input should get.
+  }
+}
+
+constexpr size_t kPackHeaderBytes = 8 + 4 + 4 + 8;  // magic, version, section count, total bytes
+constexpr size_t kPackEntryBytes = 4 + 4 + 8 + 8 + 4;  // kind, collection, offset, size, crc32
+
+void PutU32(uint8_t* at, uint32_t v) { std::memcpy(at, &v, 4); }
+void PutU64(uint8_t* at, uint64_t v) { std::memcpy(at, &v, 8); }
+uint64_t GetU64(const uint8_t* at) {
+  uint64_t v;
+  std::memcpy(&v, at, 8);
+  return v;
+}
+
+// The pack's framing made consistent again after a mutation: total size,
+// section offsets laid end to end, and every checksum recomputed, as an
+// attacker would. Without this almost every mutation dies at a checksum and
+// the section parsers behind it are never fuzzed. Returns false when the
+// bytes are too short to hold a header and table.
+}  // namespace
+
+bool RepairPackFraming(std::vector<uint8_t>& b) {
+  if (b.size() < kPackHeaderBytes + 4 || std::memcmp(b.data(), "VESPERPK", 8) != 0) return false;
+  uint32_t count;
+  std::memcpy(&count, b.data() + 12, 4);
+  count = static_cast<uint32_t>(std::min<size_t>(count, (b.size() - kPackHeaderBytes - 4) / kPackEntryBytes));
+  PutU32(b.data() + 12, count);
+  PutU64(b.data() + 16, b.size());
+  const size_t table_end = kPackHeaderBytes + count * kPackEntryBytes;
+  uint64_t offset = table_end + 4;
+  for (uint32_t i = 0; i < count; ++i) {
+    uint8_t* e = b.data() + kPackHeaderBytes + i * kPackEntryBytes;
+    const uint64_t left = b.size() - offset;
+    const uint64_t size = i + 1 == count ? left : std::min(GetU64(e + 16), left);
+    PutU64(e + 8, offset);
+    PutU64(e + 16, size);
+    PutU32(e + 24, Crc32(b.data() + offset, size));
+    offset += size;
+  }
+  PutU32(b.data() + table_end, Crc32(b.data(), table_end));
+  return true;
+}
+
+namespace {
+
+// What loaded must save and load again: a pack the engine accepts but then
+// cannot write back would fail the user after an import. A refusal here is a
+// finding, so it aborts (libFuzzer reports it; the replay test crashes).
+void RequireRoundTrip(const std::vector<Collection>& loaded) {
+  std::vector<const Collection*> ptrs;
+  for (const Collection& c : loaded) ptrs.push_back(&c);
+  const Bytes saved = SavePack(ptrs);
+  try {
+    LoadPack(saved.data(), saved.size());
+  } catch (const Error&) {
+    __builtin_trap();
+  }
+}
+
+// A pack is loaded, every collection in it searched (so a graph or index
+// that loads but is wrong shows up as a fault rather than passing unseen),
+// then saved and loaded again.
+void SearchPack(const uint8_t* data, size_t size) {
+  Expecting([&] {
+    std::vector<Collection> loaded = LoadPack(data, size);
+    for (Collection& c : loaded) {
+      SearchOptions opt;
+      opt.k = 5;
+      opt.threshold = -1.f;
+      opt.mode = c.has_vectors() ? SearchMode::kVector : SearchMode::kLexical;
+      std::vector<float> q(c.has_vectors() ? c.model().dims : 0, 1.f);
+      c.Search("neural networks", q.empty() ? nullptr : q.data(), q.size(), opt);
+    }
+    RequireRoundTrip(loaded);
+  });
+}
+
+// The bytes as they are (the framing checks), then with the framing
+// repaired (the section parsers, the graph and the search behind them).
+void Pack(const uint8_t* data, size_t size) {
+  SearchPack(data, size);
+  std::vector<uint8_t> repaired(data, data + size);
+  if (RepairPackFraming(repaired)) SearchPack(repaired.data(), repaired.size());
+}
+
+// The answerability calibration a model manifest carries, parsed by the core
+// and used on evidence of every shape.
+void Calibration(const uint8_t* data, size_t size) {
+  Expecting([&] {
+    const Answerability a = Answerability::FromJson(Text(data, size));
+    QueryEvidence e;
+    for (const char* language : {"en", "pt", "zh", "xx"}) {
+      e.language = language;
+      e.has_vectors = language[0] != 'x';
+      Decide(a, e);
+    }
+  });
+}
+
+void StaticTable(const uint8_t* data, size_t size) {
+  Expecting([&] {
+    auto model = StaticModel::FromBytes(Text(data, size));
+    const int32_t ids[] = {0, 1, 2};
+    std::vector<float> out(model->dims());
+    Expecting([&] { model->Embed(ids, 3, out.data()); });
+  });
+}
+
+void TokenizerModel(const uint8_t* data, size_t size) {
+  Expecting([&] {
+    auto tok = Tokenizer::FromBytes(Text(data, size));
+    std::vector<int32_t> ids;
+    tok->EncodeIds("Redes neurais do zero, 从零开始", ids);
+  });
+}
+
+void PersonaFile(const uint8_t* data, size_t size) {
+  Expecting([&] { Persona::FromJson(Text(data, size)); });
+}
+
+// The persona and the demo's knowledge base (lexical), built once.
+struct AnswerWorld {
+  Persona persona;
+  Collection db;
+};
+
+const AnswerWorld& TheAnswerWorld() {
+  static const AnswerWorld* world = [] {
+    Collection db("kb", ModelInfo{});
+    for (const test::Seed& s : test::Seeds()) db.Add(ChunkDocument(s.name, s.text));
+    return new AnswerWorld{Persona::FromJson(test::ReadFile(std::string(VESPER_KB_DIR) + "/persona.json")), std::move(db)};
+  }();
+  return *world;
+}
+
+// A turn of a conversation: the input's first byte sets the state's flags and
+// turn count, the rest is NUL-separated fields: the question, the topic, then
+// passage ids and quoted units alternately, as a page or a session file could
+// hand them back. A follow-up ("why?") then runs on the state it left.
+void Answering(const uint8_t* data, size_t size) {
+  if (size == 0) return;
+  ConversationState state;
+  state.disclaimer_shown = data[0] & 1;
+  state.in_role = data[0] & 2;
+  state.turns = data[0] >> 2;
+  std::vector<std::string_view> fields;
+  std::string_view rest = Text(data + 1, size - 1);
+  for (size_t at = 0; at <= rest.size();) {
+    size_t end = std::min(rest.find('\0', at), rest.size());
+    fields.push_back(rest.substr(at, end - at));
+    at = end + 1;
+  }
+  if (fields.size() > 1) state.topic = fields[1];
+  for (size_t i = 2; i < fields.size(); ++i) (i % 2 ? state.said : state.passages).emplace_back(fields[i]);
+  const AnswerWorld& w = TheAnswerWorld();
+  Expecting([&] {
+    AnswerQuestion(w.persona, w.db, fields[0], nullptr, 0, state);
+    AnswerQuestion(w.persona, w.db, "why?", nullptr, 0, state);
+  });
+}
+
+// Text paths: only valid UTF-8 reaches them past the boundary check.
+void Chunker(const uint8_t* data, size_t size) {
+  Expecting([&] {
+    for (const Chunk& c : ChunkDocument("fuzz.txt", Text(data, size))) SplitSentences(c.text);
+  });
+}
+
+void Words(const uint8_t* data, size_t size) {
+  const std::string_view text = Text(data, size);
+  if (utf8::FindInvalid(text) != std::string_view::npos) return;
+  Bm25Index index;
+  size_t half = size / 2;  // two documents, split where a character starts
+  while (half > 0 && (data[half] & 0xC0) == 0x80) --half;
+  index.Add(0, text.substr(0, half));
+  index.Add(1, text.substr(half));
+  std::vector<Hit> hits;
+  index.Search(text, 2, hits);
+}
+
+}  // namespace
+
+const Target kTargets[] = {
+    {"pack", Pack},        {"static_model", StaticTable}, {"tokenizer_model", TokenizerModel},
+    {"persona", PersonaFile}, {"chunker", Chunker},       {"words", Words},
+    {"calibration", Calibration}, {"answer", Answering},
+};
+const size_t kTargetCount = sizeof(kTargets) / sizeof(kTargets[0]);
+
+const Target* FindTarget(const char* name) {
+  for (const Target& t : kTargets) {
+    if (std::strcmp(t.name, name) == 0) return &t;
+  }
+  return nullptr;
+}
+
+}  // namespace vesper::fuzz

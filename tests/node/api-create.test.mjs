@@ -1,0 +1,44 @@
+// The public API (web/index.mjs, the package's main entry) in Node: the site
+// author's script, errors as VesperError with codes, progress and fallback
+// reported. The same script runs in the browser (tests/browser/api-create.test.mjs).
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { create, VesperError } from 'vesper';
+import { run } from '../browser/pages/api-script.mjs';
+import { root } from './helpers.mjs';
+import { site } from '../browser/helpers.mjs';
+
+async function nodeSummary() {
+  return run(create, { pack: join(site(), 'packs/karpathy.pack'), persona: join(root, 'web/kb/karpathy/persona.json') });
+}
+
+test('the site author\'s script: create, search, ask, add, save, dispose', async () => {
+  const s = await nodeSummary();
+  assert.equal(s.model, 'vesper-default', 'the pack\'s own model is found without being named');
+  assert.equal(s.answerable, true);
+  assert.ok(s.results.length > 0 && s.results.length <= 5);
+  assert.equal(s.reply.kind, 'answer');
+  assert.ok(s.reply.citations.length > 0);
+  assert.ok(s.reply.citations.some((id) => s.results.some(([r]) => r === id)) || s.reply.citations.length, 'cites passages');
+  assert.ok(s.notes.some((t) => /Albatross/.test(t)));
+  assert.ok(s.savedBytes > 0);
+});
+
+test('errors are VesperErrors with codes; a missing model is a fallback event, not a failure', async () => {
+  await assert.rejects(create({ pack: join(root, 'no-such.pack') }), (e) => e instanceof VesperError && e.code === 'not_found');
+  await assert.rejects(create({ pack: new Uint8Array([1, 2, 3]) }), (e) => e instanceof VesperError && e.code === 'corrupt_data');
+  const fallbacks = [];
+  const v = await create({ model: join(root, 'models/not-there'), onFallback: (f) => fallbacks.push(f.reason) });
+  assert.equal(v.model, null);
+  assert.match(fallbacks[0], /embedding model could not be loaded .*lexical only/);
+  await assert.rejects(v.search('anything'), (e) => e instanceof VesperError && e.code === 'not_found' && /no database yet/.test(e.message));
+  const progress = [];
+  v.addEventListener('progress', (ev) => progress.push(ev.detail));
+  await v.add('words', ['Lexical search finds the word albatross.']);
+  assert.ok(progress.length > 0 && progress.at(-1).database === 'words');
+  await assert.rejects(v.search('   '), (e) => e instanceof VesperError && e.code === 'empty_input');
+  await assert.rejects(v.add('empty', []), (e) => e instanceof VesperError && e.code === 'empty_input');
+  assert.throws(() => v.save('nope'), (e) => e instanceof VesperError && e.code === 'not_found');
+  await v.dispose();
+});

@@ -1,0 +1,142 @@
+// A model's manifest.json, checked before anything trusts it (models/README.md
+// says what each key means). Every client reads manifests through here, so
+// `[]`, `null`, a wrong type or a missing key is one clear `invalid_argument`
+// error naming the key, never a TypeError from deep inside the pipeline.
+//
+//   const manifest = parseManifest(text, 'models/x/manifest.json');
+//   validateManifest(object, source);  // the same for an object already parsed
+//
+// The core checks what only it can (the answerability weights, the model
+// files' bytes); this checks the shape.
+
+const KINDS = ['onnx', 'static'];
+const POOLINGS = ['mean', 'cls', 'last'];
+// Tokens per input: EmbeddingGemma takes 2048; nothing in this field takes a
+// million, and a larger claim would size buffers from a typo.
+const MAX_LENGTH_LIMIT = 1 << 20;
+const MAX_DIMS = 1 << 16;
+
+export class ManifestError extends Error {
+  constructor(source, message) {
+    super(`${source}: ${message}`);
+    this.code = 'invalid_argument';
+  }
+}
+
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const isCount = (v, max) => Number.isInteger(v) && v > 0 && v <= max;
+const typeName = (v) => (v === null ? 'null' : Array.isArray(v) ? 'an array' : typeof v);
+
+// Small checkers over one key path; each throws a ManifestError naming it.
+function checker(source) {
+  const fail = (path, want, v) => { throw new ManifestError(source, `'${path}' must be ${want}, not ${typeName(v)}${typeof v === 'number' || typeof v === 'string' ? ` (${JSON.stringify(v)})` : ''}`); };
+  return {
+    object(v, path) { if (!isObject(v)) fail(path, 'an object', v); return v; },
+    string(v, path, { optional = false, nonEmpty = true } = {}) {
+      if (optional && v === undefined) return v;
+      if (typeof v !== 'string' || (nonEmpty && v === '')) fail(path, nonEmpty ? 'a non-empty string' : 'a string', v);
+      return v;
+    },
+    bool(v, path) { if (v !== undefined && typeof v !== 'boolean') fail(path, 'true or false', v); return v; },
+    count(v, path, max, { optional = false } = {}) {
+      if (optional && v === undefined) return v;
+      if (!isCount(v, max)) fail(path, `a whole number from 1 to ${max}`, v);
+      return v;
+    },
+    id(v, path) { if (v !== undefined && !(Number.isInteger(v) && v >= 0)) fail(path, 'a token id (a whole number >= 0)', v); return v; },
+    oneOf(v, path, values, { optional = false } = {}) {
+      if (optional && v === undefined) return v;
+      if (!values.includes(v)) fail(path, `one of ${values.join(', ')}`, v);
+      return v;
+    },
+  };
+}
+
+function checkTokenizer(c, t) {
+  c.object(t, 'tokenizer');
+  c.string(t.file, 'tokenizer.file');
+  c.bool(t.addBos, 'tokenizer.addBos');
+  c.bool(t.addEos, 'tokenizer.addEos');
+  c.bool(t.convert, 'tokenizer.convert');
+  for (const k of ['bosId', 'eosId', 'padId']) c.id(t[k], `tokenizer.${k}`);
+}
+
+function checkGraph(c, m) {
+  c.object(m.inputs, 'inputs');
+  c.string(m.inputs.inputIds, 'inputs.inputIds');
+  c.string(m.inputs.attentionMask, 'inputs.attentionMask');
+  c.string(m.inputs.tokenTypeIds, 'inputs.tokenTypeIds', { optional: true });
+  c.object(m.output, 'output');
+  c.string(m.output.name, 'output.name');
+  c.bool(m.output.pooled, 'output.pooled');
+  c.oneOf(m.output.pooling, 'output.pooling', POOLINGS, { optional: true });
+}
+
+function checkVariants(c, m, source) {
+  if (m.variants === undefined && m.kind === 'static') return;
+  c.object(m.variants, 'variants');
+  for (const [name, v] of Object.entries(m.variants)) {
+    c.object(v, `variants.${name}`);
+    if (!Array.isArray(v.files)) c.object(undefined, `variants.${name}.files`);
+    v.files.forEach((f, i) => {
+      const at = `variants.${name}.files[${i}]`;
+      c.object(f, at);
+      c.string(f.path, `${at}.path`);
+      c.string(f.url, `${at}.url`, { optional: true });
+      if (f.sha256 !== undefined && f.sha256 !== null && !/^[0-9a-f]{64}$/i.test(f.sha256)) {
+        throw new ManifestError(source, `'${at}.sha256' must be 64 hex digits or null`);
+      }
+    });
+    if (v.providers !== undefined) c.object(v.providers, `variants.${name}.providers`);
+  }
+  c.string(m.defaultVariant, 'defaultVariant');
+  if (!Object.hasOwn(m.variants, m.defaultVariant)) {
+    throw new ManifestError(source, `'defaultVariant' names '${m.defaultVariant}', which is not in 'variants'`);
+  }
+}
+
+function checkPrompts(c, p) {
+  if (p === undefined) return;
+  c.object(p, 'prompts');
+  for (const k of ['query', 'document', 'titleFallback']) c.string(p[k], `prompts.${k}`, { optional: true, nonEmpty: false });
+}
+
+// Checks `m` in place and returns it; `source` names it in errors.
+export function validateManifest(m, source = 'manifest') {
+  const c = checker(source);
+  c.object(m, 'the manifest');
+  c.string(m.id, 'id');
+  c.oneOf(m.kind, 'kind', KINDS);
+  c.count(m.dims, 'dims', MAX_DIMS);
+  if (m.matryoshkaDims !== undefined) {
+    if (!Array.isArray(m.matryoshkaDims)) c.object(undefined, 'matryoshkaDims');
+    m.matryoshkaDims.forEach((d, i) => c.count(d, `matryoshkaDims[${i}]`, m.dims));
+  }
+  c.count(m.maxLength, 'maxLength', MAX_LENGTH_LIMIT);
+  checkTokenizer(c, m.tokenizer);
+  if (m.kind === 'static') {
+    c.object(m.static, 'static');
+    c.string(m.static.file, 'static.file');
+  }
+  // A static model may also ship the same model as a graph for ONNX Runtime.
+  if (m.kind === 'onnx' || m.variants !== undefined) checkGraph(c, m);
+  checkPrompts(c, m.prompts);
+  if (m.threshold !== undefined && !(typeof m.threshold === 'number' && m.threshold >= -1 && m.threshold <= 1)) {
+    throw new ManifestError(source, `'threshold' must be a cosine from -1 to 1, not ${JSON.stringify(m.threshold)}`);
+  }
+  if (m.answerability !== undefined) c.object(m.answerability, 'answerability');
+  checkVariants(c, m, source);
+  return m;
+}
+
+// JSON text (or bytes) -> a checked manifest.
+export function parseManifest(text, source = 'manifest') {
+  if (typeof text !== 'string') text = new TextDecoder().decode(text);
+  let m;
+  try {
+    m = JSON.parse(text);
+  } catch (err) {
+    throw new ManifestError(source, `not JSON (${err.message})`);
+  }
+  return validateManifest(m, source);
+}

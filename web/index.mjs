@@ -1,0 +1,178 @@
+// vesper's API for site authors and Node scripts: one object over the engine
+// (web/vesper-engine.mjs), the same in browsers and in Node 20.
+//
+//   import { create } from 'vesper';
+//   const v = await create({ pack: 'kb.pack', persona: 'persona.json' });
+//   const { results, answerable } = await v.search('why cameras?');
+//   const { answer, citations } = await v.ask('why cameras?');
+//   await v.add('notes', [{ source: 'a.md', text }]);
+//   const bytes = v.save('notes');
+//   await v.dispose();
+//
+// Every failure is a VesperError with a stable `code`. Progress and a model
+// falling back (to lexical search, or from WebGPU to WASM) are events on the
+// object ('progress', 'fallback'), also given to create() as callbacks since
+// they begin before it resolves.
+import { createEngine } from './vesper-engine.mjs';
+import { readSource } from './engine/backend.mjs';
+import { VesperError } from './engine/errors.mjs';
+
+export { VesperError };
+
+const here = new URL('./', import.meta.url);
+// Where a pack's model is looked for when create() is not told: the shipped
+// default's folder (first, so the usual case requests nothing that is not
+// there), then a folder named as the model; in the assembled site (beside
+// this file), then in a source checkout (beside web/).
+const MODEL_FOLDERS = (id) => ['./', '../'].flatMap((root) => [`${root}models/default/`, `${root}models/${id}/`]).map((f) => new URL(f, here));
+
+// Runs f, turning whatever it throws into a VesperError.
+async function guarded(f) {
+  try {
+    return await f();
+  } catch (err) {
+    throw VesperError.from(err);
+  }
+}
+
+// The folder of the model a pack was built with, or null for lexical packs.
+async function modelOfPack(bytes) {
+  const probe = await createEngine({ model: null });
+  let id;
+  try {
+    id = probe.core.inspectPack(bytes).collections.find((c) => c.model)?.model.id ?? null;
+  } finally {
+    await probe.dispose();
+  }
+  if (!id) return null;
+  for (const folder of MODEL_FOLDERS(id)) {
+    try {
+      const manifest = JSON.parse(new TextDecoder().decode(await readSource(new URL('manifest.json', folder))));
+      if (manifest.id === id) return folder;
+    } catch {
+      // not there: the next folder
+    }
+  }
+  throw new VesperError('model_unavailable', `the pack was built with model '${id}', which is in none of ${MODEL_FOLDERS(id).map((u) => u.pathname).join(', ')}: pass create({ model })`);
+}
+
+async function personaText(persona) {
+  if (typeof persona === 'object' && !(persona instanceof URL) && !ArrayBuffer.isView(persona)) return JSON.stringify(persona);
+  if (typeof persona === 'string' && persona.trimStart().startsWith('{')) return persona;
+  return new TextDecoder().decode(await readSource(persona));
+}
+
+export class Vesper extends EventTarget {
+  #engine;
+  #database;
+
+  constructor(engine, database) {
+    super();
+    this.#engine = engine;
+    this.#database = database;
+  }
+
+  // The model in use ({ id, dims, ... }) or null when search is lexical.
+  get model() {
+    return this.#engine.model;
+  }
+
+  get backend() {
+    return this.#engine.backend;
+  }
+
+  get databases() {
+    return [...this.#engine.collections.keys()];
+  }
+
+  #db(database) {
+    const name = database ?? this.#database;
+    if (!name) throw new VesperError('not_found', 'no database yet: create({ pack }) or add() one first');
+    return name;
+  }
+
+  // Resolves to { results, nearMisses, answerable, confidence, threshold };
+  // with diagnostics: true also { query: { pieces, ids, vector }, ranked,
+  // evidence, timings } (padded ids, as the demo page draws them).
+  search(text, { k = 5, threshold = null, database = null, mode = 'hybrid', diagnostics = false } = {}) {
+    return guarded(async () => {
+      const r = await this.#engine.search(this.#db(database), text, { k, threshold, mode, padTo: diagnostics ? 64 : 0 });
+      const out = { results: r.results, nearMisses: r.nearMisses, answerable: r.answerable, confidence: r.confidence, threshold: r.threshold };
+      return diagnostics ? { ...out, query: r.query, ranked: r.ranked, evidence: r.evidence, timings: r.timings } : out;
+    });
+  }
+
+  // The persona answers from the database. conversation: the `conversation`
+  // of the previous reply ({} or omitted for a new one). Resolves to
+  // { answer, kind, language, citations, conversation, ... }.
+  ask(text, { conversation = {}, database = null, threshold = null } = {}) {
+    return guarded(async () => {
+      const reply = await this.#engine.ask(this.#db(database), text, { conversation, threshold });
+      return { ...reply, conversation: reply.state };
+    });
+  }
+
+  // docs: [{ source, text }] or strings. Chunks, embeds and indexes them as
+  // the database `name` (replacing it once all succeeded); it becomes the
+  // default database if there was none.
+  add(name, docs, { onProgress = null, signal = null } = {}) {
+    return guarded(async () => {
+      const list = docs.map((d, i) => (typeof d === 'string' ? { source: `${name}-${i + 1}.txt`, text: d } : d));
+      const db = await this.#engine.store(name, list, {
+        signal,
+        onProgress: (p) => {
+          onProgress?.(p);
+          this.dispatchEvent(Object.assign(new Event('progress'), { detail: { stage: 'embed', database: name, ...p } }));
+        },
+      });
+      this.#database ??= name;
+      return { database: name, passages: db.size };
+    });
+  }
+
+  // The database as .pack bytes (load them with create({ pack })).
+  save(database = null) {
+    try {
+      return this.#engine.exportPack(this.#db(database));
+    } catch (err) {
+      throw VesperError.from(err);
+    }
+  }
+
+  dispose() {
+    return guarded(() => this.#engine.dispose());
+  }
+}
+
+// pack: bytes, a URL or (Node) a path; model: a model folder, null for
+// lexical search, omitted for the pack's own; persona: a persona file (URL,
+// path, JSON text or object); database: the default for search and ask (else
+// the pack's first). onProgress({ stage, label, done, total }),
+// onFallback({ reason }).
+export async function create({ pack = null, model = undefined, persona = null, database = null, onProgress = null, onFallback = null, preferWebGPU = true } = {}) {
+  return guarded(async () => {
+    const bytes = pack === null ? null : await readSource(pack);
+    const folder = model !== undefined ? model : bytes ? await modelOfPack(bytes) : null;
+    let v = null;
+    const fallbacks = [];
+    const fallback = (reason) => {
+      const detail = { reason };
+      if (v) v.dispatchEvent(Object.assign(new Event('fallback'), { detail }));
+      else fallbacks.push(detail);
+      onFallback?.(detail);
+    };
+    const engine = await createEngine({
+      model: folder,
+      preferWebGPU,
+      onProgress: (p) => onProgress?.(p),
+      // A model asked for but not loaded, or WebGPU lost: reported, not fatal.
+      onNotice: (text) => folder && fallback(text),
+    });
+    const names = bytes ? engine.loadPack(bytes) : [];
+    if (persona !== null) engine.loadPersona(await personaText(persona));
+    if (database && !names.includes(database)) throw new VesperError('not_found', `the pack has no database '${database}' (it has ${names.join(', ') || 'none'})`);
+    v = new Vesper(engine, database ?? names[0] ?? null);
+    v.fallbacks = fallbacks;
+    return v;
+  });
+}
