@@ -1,6 +1,7 @@
 #include "core/chunker/chunker.h"
 
 #include <algorithm>
+#include <iterator>
 #include <cctype>
 #include <cstdint>
 #include <unordered_map>
@@ -17,9 +18,12 @@ namespace vesper {
 using chunking::Line;
 using chunking::LineKind;
 
-// Bytes a token may average before a span is counted whole (see Fits):
-// generous, since a SentencePiece piece rarely covers more than a word.
-constexpr size_t kWindowBytesPerToken = 16;
+// The first window Fits counts, in bytes per token of the budget; it doubles
+// until the span overflows or is covered. Small, because text that
+// tokenizes densely (a 5 MB line of letters and digits: about one token per
+// byte) overflows within a window this size, and every window counted costs
+// its whole length; prose (4-5 bytes a token) needs two doublings.
+constexpr size_t kWindowBytesPerToken = 2;
 
 namespace {
 
@@ -465,9 +469,25 @@ class DocumentChunker {
     }
   }
 
+  // The first element of [first, last) for which pred (true, then false
+  // along the range) is false: galloping from first, then bisecting. Costs
+  // O(log d) calls where d is the answer's distance from first, not
+  // O(log(last - first)): a short piece in a megabyte line is found with a
+  // few short counts.
+  template <typename It, typename Pred>
+  static It GallopPartition(It first, It last, Pred pred) {
+    It lo = first;
+    for (typename std::iterator_traits<It>::difference_type step = 1; lo != last; step *= 2) {
+      It probe = last - lo > step ? lo + step : last;
+      if (probe == last || !pred(*std::prev(probe))) return std::partition_point(lo, probe, pred);
+      lo = probe;
+    }
+    return last;
+  }
+
   // Greedy: the longest prefix that fits, cut at the given candidates (found
-  // by bisection: fitting is monotone in the cut); a piece with no candidate
-  // that fits goes down a level.
+  // by galloping and bisection: fitting is monotone in the cut); a piece with
+  // no candidate that fits goes down a level.
   void SplitAt(size_t b, size_t e, int level, const std::vector<size_t>& cuts, size_t overlap, Spans& out) {
     size_t pos = b;
     while (pos < e) {
@@ -479,7 +499,7 @@ class DocumentChunker {
       auto last = std::lower_bound(first, cuts.end(), e);
       auto fits_from_pos = [&](size_t cut) { return Fits(pos, cut, opt_.max_tokens); };
       // The first candidate that does not fit; the one before it is the best.
-      auto over = std::partition_point(first, last, fits_from_pos);
+      auto over = GallopPartition(first, last, fits_from_pos);
       if (over == first) {
         size_t stop = first != last ? *first : e;
         int finer = level + 1;
@@ -493,7 +513,10 @@ class DocumentChunker {
       if (overlap > 0) {
         // Start the next piece a little earlier, at the earliest cut whose
         // tail still fits in the overlap budget.
-        auto tail = std::partition_point(first, best, [&](size_t cut) { return !Fits(cut, *best, overlap); });
+        // Searched from best backwards: the tail is short, the piece long.
+        auto from_best = GallopPartition(std::make_reverse_iterator(best), std::make_reverse_iterator(first),
+                                         [&](size_t cut) { return Fits(cut, *best, overlap); });
+        auto tail = from_best.base();  // the earliest cut that still fits, or best when none does
         if (tail != best) next = *tail;
       }
       pos = next;
