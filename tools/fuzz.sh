@@ -101,6 +101,9 @@ max_len() {
 record_piece() {  # target executions seconds coverage crashes
   "$out/fuzz_$1" -merge=1 "tests/fuzz/corpus/$1" "$out/corpus/$1" > "$out/$1.merge.log" 2>&1 \
     || { echo "merge failed for $1"; tail -n 5 "$out/$1.merge.log"; }
+  # Inputs over 16 kB (whole tokenizer models, whole persona files) stay in
+  # build-fuzz/corpus only: the committed corpus is for the repository.
+  find "tests/fuzz/corpus/$1" -type f -size +16k -delete
   local files
   files=$(find "tests/fuzz/corpus/$1" -type f | wc -l)
   [ -f tests/fuzz/campaign.tsv ] || printf 'date\ttarget\texecutions\tseconds\tcoverage\tcrashes\tcorpus\n' > tests/fuzz/campaign.tsv
@@ -114,7 +117,8 @@ write_campaign_md() {
     echo
     echo "Pieces of \`bash tools/fuzz.sh --campaign --seconds N\` (libFuzzer, clang $(clang --version | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -n 1),"
     echo "\`-fsanitize=fuzzer,address,undefined\` on every object; $(nproc) x $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'))."
-    echo "Each piece starts from the committed corpus (tests/fuzz/corpus/) and merges back what adds coverage."
+    echo "Each piece starts from the committed corpus (tests/fuzz/corpus/) and the local one (build-fuzz/corpus/) and merges"
+    echo "back what adds coverage; inputs over 16 kB stay local (corpus files counts what is committed)."
     echo "Written by tools/fuzz.sh from tests/fuzz/campaign.tsv; coverage is libFuzzer's count of covered edges (the largest seen)."
     echo
     echo "## Totals"

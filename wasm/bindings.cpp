@@ -324,8 +324,10 @@ class JsCollection {
   val ResultToJs(const SearchResult& r) const {
     val o = ChunkToJs(c_.chunk(r.label));
     o.set("label", r.label);
-    o.set("score", r.score);
-    o.set("fused", r.fused);
+    // The score a result was ranked by, so scores fall down the list and the
+    // slider filters on what the reader sees; the cosine is vectorScore.
+    o.set("score", r.fused);
+    o.set("similarity", r.score);
     if (r.vector_score > -1.f && c_.has_vectors()) o.set("vectorScore", r.vector_score);  // -1: not scored (lexical mode)
     o.set("lexicalScore", r.lexical_score);
     o.set("vectorRank", r.vector_rank);

@@ -35,8 +35,9 @@ QueryResponse Query(const Collection& collection, std::string_view text, const f
   r.shown.reserve(r.results.size());
   size_t shown = 0;
   for (const SearchResult& s : r.results) {
-    float similarity = vectors ? s.vector_score : s.lexical_score;
-    bool show = shown < opt.k && r.decision.answerable && similarity >= r.min_score && (vectors || s.lexical_score > 0.f) &&
+    // The bar applies to the ranking score (what a reader sees beside the
+    // result): results are shown down the ranked list until one is below it.
+    bool show = shown < opt.k && r.decision.answerable && s.fused >= r.min_score && (vectors || s.lexical_score > 0.f) &&
                 !(opt.exclude_meta && collection.chunk(s.label).meta);
     shown += show;
     r.shown.push_back(show);

@@ -14,8 +14,11 @@ struct QueryOptions {
   size_t k = 10;
   SearchMode mode = SearchMode::kHybrid;
   // The slider: results under an answerable query are shown when their
-  // similarity (cosine, or normalised BM25 without vectors) reaches it.
-  // Negative: the calibration's floor.
+  // ranking score (SearchResult::fused: in hybrid search the semantic score
+  // plus a share of BM25; the cosine in vector search; normalised BM25
+  // without vectors; meta passages less a penalty) reaches it. The same score
+  // is the one clients print, so it falls down the list. Negative: the
+  // calibration's floor.
   float min_score = -1.f;
   bool exact = false;
   // Meta passages are neither shown nor counted against k (the persona).

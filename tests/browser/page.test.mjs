@@ -74,6 +74,8 @@ test('first visit: the default model and pack are loaded and searchable; the thr
   const shown = await page.$$eval('#results li:not(.hint):not(.near-miss) .meta strong', (s) => s.map((x) => Number(x.textContent)));
   const stricter = (Math.min(...shown) + Math.max(...shown)) / 2;
   assert.ok(Math.max(...shown) - Math.min(...shown) > 0.01, `scores ${shown}`);
+  // The score printed is the one the list is ranked by: it never rises down the list.
+  assert.ok(shown.every((x, i) => i === 0 || x <= shown[i - 1]), `ranked order, scores ${shown}`);
   await page.$eval('#threshold', (el, v) => {
     el.value = String(v);
     el.dispatchEvent(new Event('input'));
