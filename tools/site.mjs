@@ -15,7 +15,8 @@ export function buildSite(out = join(repoRoot, 'build/site')) {
   if (!existsSync(join(wasmDir, 'vesper_core.wasm'))) throw new Error('build the WASM core first (tools/build.sh)');
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
-  cpSync(join(repoRoot, 'web'), out, { recursive: true });
+  // A knowledge base's tooling (kb/*/compile-persona.mjs) runs in Node, not on the site.
+  cpSync(join(repoRoot, 'web'), out, { recursive: true, filter: (p) => !/[\\/]kb[\\/].*\.mjs$/.test(p) });
   cpSync(wasmDir, join(out, 'wasm'), { recursive: true });
   const ortDist = join(repoRoot, 'node_modules/onnxruntime-web/dist');
   mkdirSync(join(out, 'ort'));

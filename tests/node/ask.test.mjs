@@ -69,9 +69,10 @@ test('a session keeps the conversation: disclaimer once, exit and re-entry acros
   assert.ok(saved.passages.length > 0 && saved.said.length > 0);
 });
 
-test('the persona compiler reproduces the committed persona file', async () => {
+test('the knowledge base\'s persona compiler reproduces the committed persona file, which the CLI validates', async () => {
   const out = join(tmp, 'persona.json');
-  const r = await vesper(['persona', ...seedFiles, '--out', out]);
+  const r = await promisify(execFile)('node', [join(root, 'web/kb/karpathy/compile-persona.mjs'), ...seedFiles, '--out', out]).then(
+    (x) => ({ code: 0, ...x }), (e) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }));
   assert.equal(r.code, 0, r.stderr);
   // meta_sections is written by hand (which sections are about the skill itself), not compiled.
   const committed = JSON.parse(readFileSync(join(root, 'web/kb/karpathy/persona.json'), 'utf8'));
@@ -79,6 +80,12 @@ test('the persona compiler reproduces the committed persona file', async () => {
   delete committed.provenance.meta_sections;
   assert.deepEqual(JSON.parse(readFileSync(out, 'utf8')), committed);
   assert.match(r.stdout, /persona 'Andrej Karpathy': 22 quotes, 7 analogies, 3 Q&A, 7 banned words, 5 out-of-scope rules/);
+  const check = await vesper(['persona', join(root, 'web/kb/karpathy/persona.json')]);
+  assert.equal(check.code, 0, check.stderr);
+  assert.match(check.stdout, /persona 'Andrej Karpathy' \(andrej-karpathy\), valid: 22 quotes, 7 analogies, 3 Q&A, 7 banned words, 5 out-of-scope rules, phrases in en, pt, zh/);
+  const bad = await vesper(['persona', join(root, 'web/kb/karpathy/000_a7129b241560df3c.txt')]);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /persona: not valid JSON/);
 });
 
 test('ask refuses bad input clearly', async () => {

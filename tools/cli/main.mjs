@@ -10,7 +10,6 @@ import { loadTokenizer } from '../../web/engine/embedder.mjs';
 import { fileReader, nodeEmbedder, resolveModel } from './models.mjs';
 import { Progress } from './progress.mjs';
 import { writeFileAtomic } from './write.mjs';
-import { compilePersona } from './persona-compile.mjs';
 import { addChunks, calibrate, chunkDocuments, citationLabel, metaHeadingsOf } from '../../web/engine/kb.mjs';
 
 
@@ -23,7 +22,7 @@ const USAGE = `usage: vesper <command> [options]
          [--mode hybrid|vector|lexical] [--json]
   ask FILE.pack "question"|- [--persona FILE] [--session FILE] [--db NAME] [--model ID|DIR] [--threshold T] [--json]
                                               the persona answers from the pack, citing its passages
-  persona FILES... --out persona.json         compile a persona file from skill documents
+  persona FILE.json [--json]                  validate a persona file and describe it
   inspect FILE.pack [--json]                  validate a pack and describe it
   tokenize [--model ID|DIR | --tokenizer FILE.model] [--no-special] [--json] "text"
   embed --model ID|DIR [--dims N] [--document] [--json] "text"
@@ -309,17 +308,30 @@ async function ask(argv) {
   return 0;
 }
 
-// Compiles a persona file from skill documents.
+// Validates a persona file (the core's checks) and describes it. Compiling
+// one from documents is the knowledge base's business (e.g.
+// web/kb/karpathy/compile-persona.mjs), not the generic CLI's.
 async function personaCommand(argv) {
-  const { options, positionals } = parseArgs(argv, { out: 'string' });
-  if (!positionals.length) throw new UsageError('persona needs the skill documents');
-  if (!options.out) throw new UsageError('persona needs --out persona.json');
+  const { options, positionals } = parseArgs(argv, { json: 'boolean' });
+  if (positionals.length !== 1) throw new UsageError('persona needs one persona file (JSON)');
+  const text = readText(positionals[0]);
   const core = await loadCore();
-  const persona = compilePersona(core, positionals.map((f) => ({ name: basename(f), text: readText(f) })));
-  core.persona(persona);  // the core validates it (fields, banned words in the persona's own phrases)
-  writeFileAtomic(options.out, JSON.stringify(persona, null, 2) + '\n');
-  process.stdout.write(`persona '${printableLine(persona.name)}': ${persona.quotes.length} quotes, ${persona.analogies.length} analogies, ` +
-    `${persona.qa.length} Q&A, ${persona.banned_words.en.length} banned words, ${persona.out_of_scope.length} out-of-scope rules -> ${options.out}\n`);
+  const persona = core.persona(text);
+  const id = persona.id;
+  const name = persona.name;
+  persona.dispose();
+  const file = JSON.parse(text);
+  const count = (x) => (Array.isArray(x) ? x.length : 0);
+  const info = {
+    id, name, quotes: count(file.quotes), analogies: count(file.analogies), qa: count(file.qa),
+    banned_words: count(file.banned_words?.en), out_of_scope: count(file.out_of_scope), languages: Object.keys(file.phrases ?? {}),
+  };
+  if (options.json) {
+    process.stdout.write(JSON.stringify(info) + '\n');
+    return 0;
+  }
+  process.stdout.write(`${positionals[0]}: persona '${printableLine(name)}' (${printableLine(id)}), valid: ${info.quotes} quotes, ${info.analogies} analogies, ` +
+    `${info.qa} Q&A, ${info.banned_words} banned words, ${info.out_of_scope} out-of-scope rules, phrases in ${info.languages.map(printableLine).join(', ')}\n`);
   return 0;
 }
 

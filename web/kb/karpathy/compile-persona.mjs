@@ -1,5 +1,11 @@
-// Compiles a persona file (JSON, format "vesper-persona" v1) from a persona's
-// skill documents: the core chunks them, and each part of the persona comes
+// Compiles this knowledge base's persona file (persona.json, format
+// "vesper-persona" v1) from its skill documents, which it knows by their
+// headings and phrasing: it lives with them, not in the generic CLI, which
+// only validates and uses persona files (`tools/vesper persona FILE.json`).
+//
+//   node web/kb/karpathy/compile-persona.mjs web/kb/karpathy/*.txt --out persona.json
+//
+// The core chunks the documents, and each part of the persona comes
 // from the sections that hold it (found by their headings). What the
 // documents do not say in every language (e.g. the disclaimer in English and
 // Portuguese, the persona's sentence frames) comes from the defaults below,
@@ -339,4 +345,27 @@ export function compilePersona(core, documents) {
   persona.phrases = PHRASES;
   persona.provenance = provenance;
   return persona;
+}
+
+async function main(argv) {
+  const { parseArgs } = await import('node:util');
+  const { basename } = await import('node:path');
+  const { readFileSync } = await import('node:fs');
+  const { loadCore } = await import('../../../tools/cli/core.mjs');
+  const { writeFileAtomic } = await import('../../../tools/cli/write.mjs');
+  const { values, positionals } = parseArgs({ args: argv, options: { out: { type: 'string' } }, allowPositionals: true });
+  if (!positionals.length || !values.out) throw new Error('usage: compile-persona.mjs DOCUMENTS... --out persona.json');
+  const core = await loadCore();
+  const persona = compilePersona(core, positionals.map((f) => ({ name: basename(f), text: readFileSync(f, 'utf8') })));
+  core.persona(persona).dispose();  // the core validates it (fields, banned words in the persona's own phrases)
+  writeFileAtomic(values.out, JSON.stringify(persona, null, 2) + '\n');
+  process.stdout.write(`persona '${persona.name}': ${persona.quotes.length} quotes, ${persona.analogies.length} analogies, ` +
+    `${persona.qa.length} Q&A, ${persona.banned_words.en.length} banned words, ${persona.out_of_scope.length} out-of-scope rules -> ${values.out}\n`);
+}
+
+if (typeof process !== 'undefined' && import.meta.url === `file://${process.argv[1]}`) {
+  main(process.argv.slice(2)).catch((err) => {
+    process.stderr.write(`compile-persona: ${err.message}\n`);
+    process.exit(1);
+  });
 }
