@@ -6,6 +6,7 @@
 //   await engine.store('notes', [{ source: 'a.md', text }], { onProgress });
 //   const { results } = await engine.search('notes', 'question');
 import { createBrowserEmbedder, urlReader } from './engine/backend.mjs';
+import { VesperError } from './engine/errors.mjs';
 import { parseManifest } from './engine/manifest.mjs';
 import { addChunks, calibrate, chunkDocuments } from './engine/kb.mjs';
 
@@ -107,7 +108,7 @@ export async function createEngine({ model = null, onProgress = null, onNotice =
     // metaHeadings: sections that are about the knowledge base itself.
     async store(name, docs, { onProgress: progress = null, signal = null, metaHeadings = [] } = {}) {
       const chunks = chunkDocuments(core, docs, { tokenizer: embedder?.tokenizer ?? null, metaHeadings });
-      if (!chunks.length) throw Object.assign(new Error('the knowledge base is empty: there is nothing to store'), { code: 'empty_input' });
+      if (!chunks.length) throw new VesperError('empty_input', 'the knowledge base is empty: there is nothing to store');
       const db = calibrate(core.collection(name, embedder?.info ?? null), embedder);
       try {
         await addChunks(db, chunks, embedder, { onProgress: progress, signal });
@@ -160,7 +161,7 @@ export async function createEngine({ model = null, onProgress = null, onNotice =
 
     require(name) {
       const db = collections.get(name);
-      if (!db) throw Object.assign(new Error(`no database '${name}'`), { code: 'not_found' });
+      if (!db) throw new VesperError('not_found', `no database '${name}'`);
       return db;
     },
 
@@ -172,7 +173,7 @@ export async function createEngine({ model = null, onProgress = null, onNotice =
     // passages when nothing is shown, so the user is never left empty-handed.
     async search(name, text, { k = 10, threshold = null, mode = 'hybrid', padTo = 64 } = {}) {
       const db = this.require(name);
-      if (!text.trim()) throw Object.assign(new Error('the query is empty'), { code: 'empty_input' });
+      if (!text.trim()) throw new VesperError('empty_input', 'the query is empty');
       const timings = {};
       let t = performance.now();
       const query = { pieces: [], ids: new Int32Array(0), length: 0, vector: null };
@@ -209,9 +210,9 @@ export async function createEngine({ model = null, onProgress = null, onNotice =
     // previous reply returned ({} for a new one). Resolves to the core's reply:
     // { answer, language, kind, declined, inRole, disclaimer, citations, state }.
     async ask(name, question, { conversation = {}, threshold = null } = {}) {
-      if (!this.persona) throw Object.assign(new Error('no persona loaded'), { code: 'invalid_argument' });
+      if (!this.persona) throw new VesperError('invalid_argument', 'no persona loaded');
       const db = this.require(name);
-      if (!question.trim()) throw Object.assign(new Error('the question is empty'), { code: 'empty_input' });
+      if (!question.trim()) throw new VesperError('empty_input', 'the question is empty');
       const vector = db.model && embedder ? (await embedder.embed([question], { kind: 'query' })).vectors : null;
       return this.persona.answer(db, question, vector, conversation, threshold === null ? {} : { threshold });
     },

@@ -68,7 +68,7 @@ std::string LanguageName(const std::string& of, const std::string& in) {
 std::string Trimmed(std::string_view question) {
   utf8::Require(question, "question");
   const size_t b = question.find_first_not_of(" \n\t\r");
-  if (b == std::string_view::npos) throw Error(ErrorCode::kInvalidArgument, "the question is empty");
+  if (b == std::string_view::npos) throw Error(ErrorCode::kEmptyInput, "the question is empty");
   const size_t e = question.find_last_not_of(" \n\t\r");
   return std::string(question.substr(b, e - b + 1));
 }

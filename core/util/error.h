@@ -7,7 +7,8 @@
 namespace vesper {
 
 enum class ErrorCode {
-  kInvalidArgument,  // caller passed something unusable (empty text, wrong dims)
+  kInvalidArgument,  // caller passed something unusable (wrong dims, a bad option)
+  kEmptyInput,       // text that holds nothing to work on (an empty or blank question)
   kInvalidUtf8,      // text is not valid UTF-8
   kCorruptData,      // a pack or index buffer failed validation
   kModelMismatch,    // vectors from one model offered to another

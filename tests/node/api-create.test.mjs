@@ -2,6 +2,7 @@
 // author's script, errors as VesperError with codes, progress and fallback
 // reported. The same script runs in the browser (tests/browser/api-create.test.mjs).
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { create, VesperError } from 'vesper';
@@ -41,4 +42,19 @@ test('errors are VesperErrors with codes; a missing model is a fallback event, n
   await assert.rejects(v.add('empty', []), (e) => e instanceof VesperError && e.code === 'empty_input');
   assert.throws(() => v.save('nope'), (e) => e instanceof VesperError && e.code === 'not_found');
   await v.dispose();
+});
+
+test('the core and the JS layers give an empty question the same code', async () => {
+  const v = await create({ pack: join(site(), 'packs/karpathy.pack'), persona: join(root, 'web/kb/karpathy/persona.json') });
+  await assert.rejects(v.ask(' \n '), (e) => e instanceof VesperError && e.code === 'empty_input');
+  await v.dispose();
+  const { loadCore } = await import('../../tools/cli/core.mjs');
+  const core = await loadCore();
+  const db = core.collection('words', null);
+  db.add([{ id: 'a', text: 'albatross', source: 'a.md', title: [], language: 'en' }]);
+  const persona = core.persona(readFileSync(join(root, 'web/kb/karpathy/persona.json'), 'utf8'));
+  // Below the engine's own check: the core's code is the same.
+  assert.throws(() => persona.answer(db, '   '), { code: 'empty_input', message: /the question is empty/ });
+  persona.dispose();
+  db.dispose();
 });

@@ -2,6 +2,7 @@
 // the browser has it and the manifest allows it, but only after checking it.
 // A fixed probe text is embedded on WebGPU and on WASM; below the cosine bar
 // (0.999) WebGPU's vectors are not trusted and WASM is used, with the reason.
+import { VesperError } from './errors.mjs';
 import { createEmbedder, EmbedError } from './embedder.mjs';
 
 export const PROBE_TEXT = 'vesper probe: gradient descent walks downhill. 梯度下降。 Descida do gradiente.';
@@ -123,7 +124,7 @@ async function readLocalFile(url) {
     return new Uint8Array(await readFile(url));
   } catch (err) {
     const code = err.code === 'ENOENT' ? 'not_found' : 'invalid_argument';
-    throw Object.assign(new Error(`${decodeURIComponent(url.pathname)}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`), { code });
+    throw new VesperError(code, `${decodeURIComponent(url.pathname)}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`, { cause: err });
   }
 }
 
@@ -136,7 +137,7 @@ export async function readSource(source, base = globalThis.document?.baseURI) {
     return new Uint8Array(source.buffer ?? source, source.byteOffset ?? 0, source.byteLength);
   }
   if (typeof source !== 'string' && !(source instanceof URL)) {
-    throw Object.assign(new Error('expected bytes, a URL or a path'), { code: 'invalid_argument' });
+    throw new VesperError('invalid_argument', 'expected bytes, a URL or a path');
   }
   let url;
   if (source instanceof URL || /^[a-z][a-z0-9+.-]*:\/\//i.test(source)) url = new URL(source);
@@ -156,7 +157,7 @@ export function urlReader(baseUrl, { onBytes } = {}) {
       return bytes;
     }
     const res = await fetch(url);
-    if (!res.ok) throw Object.assign(new Error(`${new URL(path, baseUrl)}: HTTP ${res.status}`), { code: 'not_found' });
+    if (!res.ok) throw new VesperError('not_found', `${new URL(path, baseUrl)}: HTTP ${res.status}`);
     const total = Number(res.headers.get('content-length') ?? 0);
     if (!res.body || !onBytes) return new Uint8Array(await res.arrayBuffer());
     const parts = [];

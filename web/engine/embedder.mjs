@@ -6,6 +6,7 @@
 //
 //   const e = await createEmbedder({ core, manifest, readFile, ort, executionProviders: ['wasm'] });
 //   const { vectors, warnings } = await e.embed(['text'], { kind: 'document', onProgress });
+import { VesperError } from './errors.mjs';
 import { validateManifest } from './manifest.mjs';
 import { convertTokenizerJson } from './tokenizer-convert.mjs';
 
@@ -15,12 +16,9 @@ import { convertTokenizerJson } from './tokenizer-convert.mjs';
 export const DEFAULT_THRESHOLD = 0.35;
 export const LEXICAL_THRESHOLD = 0.1;
 
-export class EmbedError extends Error {
-  constructor(code, message) {
-    super(message);
-    this.code = code;
-  }
-}
+// The embedder's errors are the API's one error type (its name kept for
+// the callers that test for it).
+export class EmbedError extends VesperError {}
 
 // The model's tokenizer with its special-token policy; a tokenizer.json is
 // converted to a SentencePiece model on the way.

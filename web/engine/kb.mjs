@@ -3,6 +3,7 @@
 // persona's meta sections), embed each chunk as a document with its heading
 // trail as the title, add them in batches, and give the collection its
 // model's answerability calibration.
+import { VesperError } from './errors.mjs';
 
 // How a chunk's heading trail is written into its document prompt; the
 // vectors of one collection are only comparable if all were made this way.
@@ -39,7 +40,7 @@ export function calibrate(db, embedder) {
   return db;
 }
 
-const cancelled = () => Object.assign(new Error('storing was cancelled'), { code: 'cancelled' });
+const cancelled = () => new VesperError('cancelled', 'storing was cancelled');
 
 // Embeds and adds chunks to `db` in batches; reports progress, honours an
 // AbortSignal between batches, and yields so a page can paint. Returns the
