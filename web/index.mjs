@@ -154,17 +154,16 @@ export async function create({ pack = null, model = undefined, persona = null, d
     const bytes = pack === null ? null : await readSource(pack);
     const folder = model !== undefined ? model : bytes ? await modelOfPack(bytes) : null;
     let v = null;
-    const fallbacks = [];
+    // Before create() resolves only onFallback can hear it; later the event too.
     const fallback = (reason) => {
       const detail = { reason };
-      if (v) v.dispatchEvent(Object.assign(new Event('fallback'), { detail }));
-      else fallbacks.push(detail);
+      v?.dispatchEvent(Object.assign(new Event('fallback'), { detail }));
       onFallback?.(detail);
     };
     const engine = await createEngine({
       model: folder,
       preferWebGPU,
-      onProgress: (p) => onProgress?.(p),
+      onProgress,
       // A model asked for but not loaded, or WebGPU lost: reported, not fatal.
       onNotice: (text) => folder && fallback(text),
     });
@@ -172,7 +171,6 @@ export async function create({ pack = null, model = undefined, persona = null, d
     if (persona !== null) engine.loadPersona(await personaText(persona));
     if (database && !names.includes(database)) throw new VesperError('not_found', `the pack has no database '${database}' (it has ${names.join(', ') || 'none'})`);
     v = new Vesper(engine, database ?? names[0] ?? null);
-    v.fallbacks = fallbacks;
     return v;
   });
 }

@@ -157,7 +157,7 @@ export function urlReader(baseUrl, { onBytes } = {}) {
       return bytes;
     }
     const res = await fetch(url);
-    if (!res.ok) throw new VesperError('not_found', `${new URL(path, baseUrl)}: HTTP ${res.status}`);
+    if (!res.ok) throw new VesperError('not_found', `${url}: HTTP ${res.status}`);
     const total = Number(res.headers.get('content-length') ?? 0);
     if (!res.body || !onBytes) return new Uint8Array(await res.arrayBuffer());
     const parts = [];
