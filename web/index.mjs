@@ -36,14 +36,8 @@ async function guarded(f) {
 }
 
 // The folder of the model a pack was built with, or null for lexical packs.
-async function modelOfPack(bytes) {
-  const probe = await createEngine({ model: null });
-  let id;
-  try {
-    id = probe.core.inspectPack(bytes).collections.find((c) => c.model)?.model.id ?? null;
-  } finally {
-    await probe.dispose();
-  }
+async function modelOfPack(core, bytes) {
+  const id = core.inspectPack(bytes).collections.find((c) => c.model)?.model.id ?? null;
   if (!id) return null;
   for (const folder of MODEL_FOLDERS(id)) {
     try {
@@ -152,25 +146,28 @@ export class Vesper extends EventTarget {
 export async function create({ pack = null, model = undefined, persona = null, database = null, onProgress = null, onFallback = null, preferWebGPU = true } = {}) {
   return guarded(async () => {
     const bytes = pack === null ? null : await readSource(pack);
-    const folder = model !== undefined ? model : bytes ? await modelOfPack(bytes) : null;
     let v = null;
+    let asked = false;
     // Before create() resolves only onFallback can hear it; later the event too.
     const fallback = (reason) => {
       const detail = { reason };
       v?.dispatchEvent(Object.assign(new Event('fallback'), { detail }));
       onFallback?.(detail);
     };
-    const engine = await createEngine({
-      model: folder,
-      preferWebGPU,
-      onProgress,
-      // A model asked for but not loaded, or WebGPU lost: reported, not fatal.
-      onNotice: (text) => folder && fallback(text),
-    });
-    const names = bytes ? engine.loadPack(bytes) : [];
-    if (persona !== null) engine.loadPersona(await personaText(persona));
-    if (database && !names.includes(database)) throw new VesperError('not_found', `the pack has no database '${database}' (it has ${names.join(', ') || 'none'})`);
-    v = new Vesper(engine, database ?? names[0] ?? null);
-    return v;
+    // A model asked for but not loaded, or WebGPU lost: reported, not fatal.
+    const engine = await createEngine({ model: null, preferWebGPU, onProgress, onNotice: (text) => asked && fallback(text) });
+    try {
+      const folder = model !== undefined ? model : bytes ? await modelOfPack(engine.core, bytes) : null;
+      asked = Boolean(folder);
+      await engine.tryModel(folder);
+      const names = bytes ? engine.loadPack(bytes) : [];
+      if (persona !== null) engine.loadPersona(await personaText(persona));
+      if (database && !names.includes(database)) throw new VesperError('not_found', `the pack has no database '${database}' (it has ${names.join(', ') || 'none'})`);
+      v = new Vesper(engine, database ?? names[0] ?? null);
+      return v;
+    } catch (err) {
+      await engine.dispose();
+      throw err;
+    }
   });
 }

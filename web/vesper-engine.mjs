@@ -5,9 +5,9 @@
 //   const engine = await createEngine({ model: 'models/test/static-tiny/', onProgress });
 //   await engine.store('notes', [{ source: 'a.md', text }], { onProgress });
 //   const { results } = await engine.search('notes', 'question');
-import { createBrowserEmbedder, urlReader } from './engine/backend.mjs';
+import { urlReader } from './engine/backend.mjs';
 import { VesperError } from './engine/errors.mjs';
-import { parseManifest } from './engine/manifest.mjs';
+import { loadModel } from './engine/model.mjs';
 import { addChunks, calibrate, chunkDocuments } from './engine/kb.mjs';
 
 const here = new URL('./', import.meta.url);
@@ -25,93 +25,115 @@ function freeName(name, taken) {
   for (let i = 2; ; i++) if (!taken.has(`${base} (${i})`)) return `${base} (${i})`;
 }
 
-// onNotice(text): something the user should know that is not an error (the
-// model fell back to lexical search, WebGPU was lost and WASM took over).
 // Where the core's module and .wasm are: beside this file (the assembled
 // site, a package), or in a source checkout under Node, where tools/build.sh
-// leaves them in build-wasm/wasm/.
+// leaves them in build-wasm/wasm/ ($VESPER_WASM_DIR says otherwise).
 async function defaultCoreBase() {
   const beside = new URL('wasm/', here);
   if (here.protocol !== 'file:') return beside;
   const { existsSync } = await import('node:fs');
+  const { pathToFileURL } = await import('node:url');
+  if (process.env.VESPER_WASM_DIR) return pathToFileURL(`${process.env.VESPER_WASM_DIR.replace(/\/?$/, '/')}`);
   return existsSync(new URL('vesper_core.wasm', beside)) ? beside : new URL('../build-wasm/wasm/', here);
 }
 
-// ONNX Runtime: the site's copy in a browser (WebGPU build when there is a
-// GPU), the npm package's Node build (WASM execution provider) in Node.
-async function loadOrt(preferWebGPU) {
-  const ort = here.protocol === 'file:'
-    ? await import('onnxruntime-web')
-    : await import(new URL(`ort/${preferWebGPU && globalThis.navigator?.gpu ? 'ort.webgpu.min.mjs' : 'ort.wasm.min.mjs'}`, here).href);
-  ort.env.logLevel = 'error';
-  return ort;
+// The WASM core alone (createEngine loads it too): what the CLI's inspect
+// and the tests need.
+export async function openCore({ coreBase = null, onProgress = null } = {}) {
+  const coreUrl = coreBase ? new URL(coreBase, here) : await defaultCoreBase();
+  let wasmBinary;
+  try {
+    wasmBinary = await fetchWithProgress(new URL('vesper_core.wasm', coreUrl), 'vesper core', onProgress);
+  } catch (err) {
+    if (err.code !== 'not_found' || coreUrl.protocol !== 'file:') throw err;
+    throw new VesperError('not_found', `the vesper core is not in ${decodeURIComponent(coreUrl.pathname)}: build it with tools/build.sh (or set VESPER_WASM_DIR)`, { cause: err });
+  }
+  const { loadCore } = await import(new URL('vesper.mjs', coreUrl).href);
+  return loadCore({ wasmBinary });
 }
 
-// A model folder as a URL ending in "/": a URL as it is; a relative string
-// against this module in a browser (the site's layout), against the working
-// folder in Node (a path).
-async function folderUrl(folder) {
-  const text = String(folder instanceof URL ? folder.href : folder).replace(/\/?$/, '/');
-  if (folder instanceof URL || /^[a-z][a-z0-9+.-]*:\/\//i.test(text) || here.protocol !== 'file:') return new URL(text, here);
-  return (await import('node:url')).pathToFileURL(text);
-}
-
-// model: a model folder (see folderUrl).
+// model: a model folder (web/engine/model.mjs), or null for lexical search.
+// A model that cannot be loaded is not fatal here: search is lexical and
+// onNotice(text) says why; onNotice also tells of WebGPU lost mid-session.
 // coreBase: where the core's vesper.mjs and vesper_core.wasm are.
 export async function createEngine({ model = null, onProgress = null, onNotice = null, preferWebGPU = true, coreBase = null } = {}) {
   const t0 = performance.now();
-  const coreUrl = coreBase ? new URL(coreBase, here) : await defaultCoreBase();
-  const wasmBinary = await fetchWithProgress(new URL('vesper_core.wasm', coreUrl), 'vesper core', onProgress);
-  const { loadCore } = await import(new URL('vesper.mjs', coreUrl).href);
-  const core = await loadCore({ wasmBinary });
+  const core = await openCore({ coreBase, onProgress });
+  const engine = engineOver(core, { onProgress, onNotice, preferWebGPU });
+  await engine.tryModel(model);
+  engine.loadMs = performance.now() - t0;
+  return engine;
+}
+
+function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
   let embedder = null;
-  let backend = null;
-  let notice = null;
-  if (model) {
-    try {
-      const base = await folderUrl(model);
-      const manifestUrl = new URL('manifest.json', base);
-      const manifestText = new TextDecoder().decode(await urlReader(base)('manifest.json'));
-      const manifest = parseManifest(manifestText, manifestUrl.pathname);
-      const readFile = urlReader(base, { onBytes: (p) => onProgress?.({ stage: 'download', label: `${manifest.id}: ${p.path}`, done: p.done, total: p.total }) });
-      const ort = manifest.kind === 'static' ? null : await loadOrt(preferWebGPU);
-      const onSwitch = (now) => {
-        Object.assign(backend, { name: now.backend, reason: now.reason });
-        engine.notice = `${now.reason}.`;
-        onNotice?.(engine.notice);
-      };
-      const chosen = await createBrowserEmbedder({ core, ort, manifest, readFile, preferWebGPU, onSwitch });
-      embedder = chosen.embedder;
-      backend = { name: chosen.backend, reason: chosen.reason };
-    } catch (err) {
-      notice = `The embedding model could not be loaded (${err.message}): search is lexical only.`;
-    }
-  } else {
-    notice = 'No embedding model: search is lexical only.';
-  }
-  if (notice) onNotice?.(notice);
+  // A database's vectors are only comparable with the model that made them
+  // (a pack of another model is refused at load; one stored before
+  // useModel() changed the model answers lexically).
+  const sameModel = (db) => Boolean(db.model && embedder && db.model.id === embedder.info.id && db.model.dims === embedder.info.dims);
+  const queryVector = (text) => embedder.embed([text], { kind: 'query' });
   const collections = new Map();
 
   const engine = {
     core,
-    embedder,
-    backend,
-    notice,
-    loadMs: performance.now() - t0,
+    backend: null,
+    notice: null,
+    loadMs: 0,
+    get embedder() {
+      return embedder;
+    },
     get model() {
       return embedder?.info ?? null;
     },
     collections,
 
+    // Loads a model (a folder; variant and dims default to its manifest's)
+    // for what is stored and searched from now on, replacing the current
+    // one; throws a VesperError if it cannot. Databases keep the model they
+    // were built with: one of another model answers lexically.
+    async useModel(folder, { variant = null, dims = null } = {}) {
+      const onSwitch = (now) => {
+        Object.assign(engine.backend, { name: now.backend, reason: now.reason });
+        engine.notice = `${now.reason}.`;
+        onNotice?.(engine.notice);
+      };
+      const chosen = await loadModel({ core, model: folder, variant, dims, preferWebGPU, onProgress, onSwitch });
+      await embedder?.dispose?.();
+      embedder = chosen.embedder;
+      engine.backend = { name: chosen.backend, reason: chosen.reason };
+      engine.notice = null;
+      return embedder.info;
+    },
+
+    // useModel(), where a model that cannot be loaded (or none) leaves
+    // search lexical, with a notice saying so (onNotice).
+    async tryModel(folder, options = {}) {
+      if (!folder) {
+        engine.notice = 'No embedding model: search is lexical only.';
+      } else {
+        try {
+          await engine.useModel(folder, options);
+        } catch (err) {
+          engine.notice = `The embedding model could not be loaded (${err.message}): search is lexical only.`;
+        }
+      }
+      if (engine.notice) onNotice?.(engine.notice);
+      return engine.model;
+    },
+
     // docs: [{ source, text }]. Chunks, embeds and indexes; replaces a
     // collection of the same name only once everything succeeded.
-    // metaHeadings: sections that are about the knowledge base itself.
-    async store(name, docs, { onProgress: progress = null, signal = null, metaHeadings = [] } = {}) {
-      const chunks = chunkDocuments(core, docs, { tokenizer: embedder?.tokenizer ?? null, metaHeadings });
+    // metaHeadings: sections that are about the knowledge base itself;
+    // vectors: how they are stored ('float32', 'int8', 'binary');
+    // maxTokens: the chunker's bound; onWarning({ chunk, message }): a chunk
+    // the model could not take whole.
+    async store(name, docs, { onProgress: progress = null, signal = null, metaHeadings = [], vectors = 'float32', maxTokens = null, onWarning = null } = {}) {
+      const chunks = chunkDocuments(core, docs, { tokenizer: embedder?.tokenizer ?? null, metaHeadings, maxTokens });
       if (!chunks.length) throw new VesperError('empty_input', 'the knowledge base is empty: there is nothing to store');
-      const db = calibrate(core.collection(name, embedder?.info ?? null), embedder);
+      const db = calibrate(core.collection(name, embedder?.info ?? null, { vectors }), embedder);
       try {
-        await addChunks(db, chunks, embedder, { onProgress: progress, signal });
+        const { warnings } = await addChunks(db, chunks, embedder, { onProgress: progress, signal, yieldEvery: typeof document !== 'undefined' });
+        for (const w of warnings) onWarning?.(w);
       } catch (err) {
         db.dispose();
         throw err;
@@ -166,7 +188,8 @@ export async function createEngine({ model = null, onProgress = null, onNotice =
     },
 
     // Resolves to { results, nearMisses, ranked, answerable, confidence,
-    // evidence, query: { pieces, ids, length, vector }, timings, threshold }:
+    // evidence, query: { pieces, ids, length, vector }, timings, threshold,
+    // warnings (a query longer than the model takes) }:
     // the core decides once whether the database answers the query;
     // `results` are the passages shown (fused order, at or above `threshold`:
     // the slider, default the calibration's floor), `nearMisses` the nearest
@@ -184,8 +207,9 @@ export async function createEngine({ model = null, onProgress = null, onNotice =
       }
       timings.tokenizeMs = performance.now() - t;
       t = performance.now();
-      const useVectors = Boolean(db.model && embedder) && mode !== 'lexical';
-      if (useVectors) query.vector = (await embedder.embed([text], { kind: 'query' })).vectors;
+      const useVectors = sameModel(db) && mode !== 'lexical';
+      let warnings = [];
+      if (useVectors) ({ vectors: query.vector, warnings } = await queryVector(text));
       timings.embedMs = performance.now() - t;
       t = performance.now();
       const bar = threshold === null ? {} : { minScore: threshold };
@@ -195,7 +219,7 @@ export async function createEngine({ model = null, onProgress = null, onNotice =
       const nearMisses = results.length ? [] : found.results.slice(0, NEAR_MISSES);
       return {
         results, nearMisses, ranked: found.results, answerable: found.answerable, confidence: found.confidence,
-        evidence: found.evidence, query, timings, threshold: found.minScore,
+        evidence: found.evidence, query, timings, threshold: found.minScore, warnings,
       };
     },
 
@@ -213,7 +237,7 @@ export async function createEngine({ model = null, onProgress = null, onNotice =
       if (!this.persona) throw new VesperError('invalid_argument', 'no persona loaded');
       const db = this.require(name);
       if (!question.trim()) throw new VesperError('empty_input', 'the question is empty');
-      const vector = db.model && embedder ? (await embedder.embed([question], { kind: 'query' })).vectors : null;
+      const vector = sameModel(db) ? (await queryVector(question)).vectors : null;
       return this.persona.answer(db, question, vector, conversation, threshold === null ? {} : { threshold });
     },
     persona: null,

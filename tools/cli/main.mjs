@@ -4,13 +4,13 @@ import { printable, printableLine } from './terminal.mjs';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parseArgs, UsageError } from './args.mjs';
-import { loadCore } from './core.mjs';
+import { loadCore, openEngine } from './core.mjs';
 import { fetchModel } from './fetch.mjs';
 import { loadTokenizer } from '../../web/engine/embedder.mjs';
-import { fileReader, nodeEmbedder, resolveModel } from './models.mjs';
+import { fileReader, resolveModel, useModelSpec } from './models.mjs';
 import { Progress } from './progress.mjs';
 import { writeFileAtomic } from './write.mjs';
-import { addChunks, calibrate, chunkDocuments, citationLabel, metaHeadingsOf } from '../../web/engine/kb.mjs';
+import { citationLabel, metaHeadingsOf } from '../../web/engine/kb.mjs';
 
 
 const USAGE = `usage: vesper <command> [options]
@@ -67,23 +67,24 @@ async function build(argv) {
   if (!positionals.length) throw new UsageError('build needs at least one input file');
   if (!options.db) throw new UsageError('build needs --db NAME');
   if (!options.out) throw new UsageError('build needs --out FILE.pack');
-  const core = await loadCore();
-  const embedder = options.model ? await nodeEmbedder(core, options.model, { dims: options.dims, variant: options.variant }) : null;
-  const db = core.collection(options.db, embedder?.info ?? null, { vectors: options.vectors ?? 'float32' });
+  const engine = await openEngine();
+  if (options.model) await useModelSpec(engine, options.model, { dims: options.dims, variant: options.variant });
+  const model = engine.model;
   const metaHeadings = options.persona ? metaHeadingsOf(JSON.parse(readText(options.persona))) : [];
   const docs = positionals.map((file) => ({ source: basename(file), text: readText(file) }));
-  const chunks = chunkDocuments(core, docs, { tokenizer: embedder?.tokenizer ?? null, metaHeadings, maxTokens: options['max-tokens'] });
-  if (!chunks.length) throw new Error('no text to index: every input file is empty');
-  const progress = new Progress(embedder ? `embedding ${options.db}` : `indexing ${options.db}`, chunks.length);
-  const { added, warnings } = await addChunks(db, chunks, embedder, {
-    batch: 32, yieldEvery: false,
-    onProgress: (p) => progress.update(p.done, embedder ? `${embedder.info.id}` : ''),
+  const progress = new Progress(model ? `embedding ${options.db}` : `indexing ${options.db}`, 1);
+  const db = await engine.store(options.db, docs, {
+    metaHeadings, maxTokens: options['max-tokens'], vectors: options.vectors ?? 'float32',
+    onProgress: (p) => {
+      progress.total = p.total;
+      progress.update(p.done, model ? model.id : '');
+    },
+    onWarning: (w) => warn(`${w.chunk.source} chunk ${w.chunk.id}: ${w.message}`),
   });
-  for (const w of warnings) warn(`${w.chunk.source} chunk ${w.chunk.id}: ${w.message}`);
-  const bytes = core.savePack([db]);
+  const bytes = engine.exportPack(options.db);
   writeFileAtomic(options.out, bytes);
-  const model = embedder ? `, ${embedder.info.id} (${embedder.backend})` : ', lexical only';
-  progress.done(`${added} chunks from ${positionals.length} files${model} -> ${options.out} (${bytes.length} bytes)`);
+  const described = model ? `, ${model.id} (${engine.backend.name})` : ', lexical only';
+  progress.done(`${db.size} chunks from ${positionals.length} files${described} -> ${options.out} (${bytes.length} bytes)`);
   return 0;
 }
 
@@ -95,21 +96,20 @@ function pickCollection(collections, name, path) {
   return found;
 }
 
-// A pack's collection with the embedder its vectors need, decided by its
-// model's calibration; `threshold` is the user's bar if they gave one.
+// An engine holding a pack, with the model its database's vectors need
+// (or --model's: the core refuses a pack made by another); `name` is the
+// database asked for (--db) or the pack's first.
 async function openPack(path, options) {
-  const core = await loadCore();
+  const engine = await openEngine();
   const bytes = readFileSync(path);
-  const described = pickCollection(core.inspectPack(bytes).collections, options.db, path);
-  let embedder = null;
+  const described = pickCollection(engine.core.inspectPack(bytes).collections, options.db, path);
   if (described.model) {
-    embedder = await nodeEmbedder(core, options.model ?? described.model.id);
+    await useModelSpec(engine, options.model ?? described.model.id);
   } else if (options.model) {
     throw new Error(`database '${described.name}' is lexical only: it has no vectors for ${options.model}`);
   }
-  // The core refuses a pack made by another model than the one loaded.
-  const db = calibrate(pickCollection(core.loadPack(bytes, embedder?.info ?? null), options.db, path), embedder);
-  return { core, db, embedder, threshold: options.threshold ?? null };
+  engine.loadPack(bytes);
+  return { engine, name: described.name, threshold: options.threshold ?? null };
 }
 
 async function search(argv) {
@@ -125,17 +125,12 @@ async function search(argv) {
   if (options.k !== undefined && !(Number.isInteger(options.k) && options.k > 0)) {
     throw new UsageError(`-k must be a positive whole number, got ${options.k}`);
   }
-  const { db, embedder, threshold } = await openPack(path, options);
-  let vector = null;
-  if (embedder && options.mode !== 'lexical') {
-    const out = await embedder.embed([query], { kind: 'query' });
-    for (const w of out.warnings) warn(w.message);
-    vector = out.vectors;
-  }
-  const found = db.query(query, vector, { k: options.k ?? 5, mode: options.mode ?? 'hybrid', ...(threshold === null ? {} : { minScore: threshold }) });
+  const { engine, name, threshold } = await openPack(path, options);
+  const found = await engine.search(name, query, { k: options.k ?? 5, mode: options.mode ?? 'hybrid', threshold, padTo: 0 });
+  for (const w of found.warnings) warn(w.message);
   const row = (r) => ({ id: r.id, score: Number(r.score.toFixed(6)), title: r.title, text: r.text, source: r.source, signals: r.signals });
-  const out = found.results.filter((r) => r.shown).map(row);
-  const near = out.length ? [] : found.results.slice(0, NEAR_MISSES).map(row);
+  const out = found.results.map(row);
+  const near = found.nearMisses.slice(0, NEAR_MISSES).map(row);
   if (options.json) {
     process.stdout.write(JSON.stringify({
       answerable: found.answerable, confidence: Number(found.confidence.toFixed(4)), results: out, nearMisses: near,
@@ -149,7 +144,7 @@ async function search(argv) {
   };
   if (!out.length) {
     process.stdout.write(found.answerable
-      ? `no passage scores above ${found.minScore.toFixed(3)}; the nearest:\n`
+      ? `no passage scores above ${found.threshold.toFixed(3)}; the nearest:\n`
       : 'the knowledge base does not seem to answer this; the nearest passages:\n');
     near.forEach(print);
   } else {
@@ -186,12 +181,7 @@ async function tokenize(argv) {
   } else {
     // Only the tokenizer is needed: no weights have to be downloaded for this.
     const { manifest, dir } = resolveModel(options.model);
-    try {
-      tok = await loadTokenizer(core, manifest, fileReader(dir, manifest));
-    } catch (err) {
-      if (err.code !== 'not_found' || !manifest.tokenizer.build) throw err;
-      throw new Error(`${err.message.replace(/: download it.*$/, '')}: run tools/build.sh, which builds it`);
-    }
+    tok = await loadTokenizer(core, manifest, fileReader(dir, manifest));
   }
   const e = tok.encode(textArg(positionals[0]), { addSpecial: options.special !== false });
   if (options.json) {
@@ -206,8 +196,9 @@ async function embed(argv) {
   const { options, positionals } = parseArgs(argv, { model: 'string', dims: 'number', document: 'boolean', json: 'boolean' });
   if (!options.model) throw new UsageError('embed needs --model ID|DIR');
   if (positionals.length !== 1) throw new UsageError('embed needs one "text" argument');
-  const core = await loadCore();
-  const embedder = await nodeEmbedder(core, options.model, { dims: options.dims });
+  const engine = await openEngine();
+  await useModelSpec(engine, options.model, { dims: options.dims });
+  const embedder = engine.embedder;
   const out = await embedder.embed([textArg(positionals[0])], { kind: options.document ? 'document' : 'query' });
   for (const w of out.warnings) warn(w.message);
   const vector = Array.from(out.vectors, (x) => Number(x.toFixed(7)));
@@ -247,16 +238,15 @@ const NEAR_MISSES = 3;
 
 const DEFAULT_PERSONA = new URL('../../web/kb/karpathy/persona.json', import.meta.url);
 
-// persona.answer with the state a session file held. When that state is
+// engine.ask with the state a session file held. When that state is
 // what the core refuses (a field of the wrong type, say), the user is told
 // which file and what to do, not only which field.
-function answerWithSession(persona, [db, question, vector, threshold], state, session) {
-  const options = threshold === null ? {} : { threshold };
+async function answerWithSession(engine, [name, question, threshold], state, session) {
   try {
-    return persona.answer(db, question, vector, state, options);
+    return await engine.ask(name, question, { conversation: state, threshold });
   } catch (err) {
     if (!session || err.code !== 'invalid_argument') throw err;
-    persona.answer(db, question, vector, {}, options);  // throws again if the question is the problem
+    await engine.ask(name, question, { threshold });  // throws again if the question is the problem
     throw new Error(`${session} holds a conversation this version cannot read (${err.message}); delete it to start a new conversation`);
   }
 }
@@ -270,9 +260,8 @@ async function ask(argv) {
   const question = questionArg === undefined ? undefined : textArg(questionArg);
   if (!path || question === undefined) throw new UsageError('ask needs FILE.pack and "question"');
   if (!question.trim()) throw new UsageError('the question is empty');
-  const { core, db, embedder, threshold } = await openPack(path, options);
-  const personaText = readText(options.persona ?? DEFAULT_PERSONA);
-  const persona = core.persona(personaText);
+  const { engine, name, threshold } = await openPack(path, options);
+  const persona = engine.loadPersona(readText(options.persona ?? DEFAULT_PERSONA));
   let state = {};
   if (options.session && existsSync(options.session)) {
     try {
@@ -283,12 +272,7 @@ async function ask(argv) {
       throw new Error(`${options.session} is not a vesper session file (JSON); delete it to start a new conversation`);
     }
   }
-  let vector = null;
-  if (embedder) {
-    const out = await embedder.embed([question], { kind: 'query' });
-    vector = out.vectors;
-  }
-  const reply = answerWithSession(persona, [db, question, vector, threshold], state, options.session);
+  const reply = await answerWithSession(engine, [name, question, threshold], state, options.session);
   if (options.session) {
     writeFileAtomic(options.session, JSON.stringify({ persona: persona.id, state: reply.state }, null, 1) + '\n');
   }

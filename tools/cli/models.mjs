@@ -1,11 +1,13 @@
-// Finding a model and its files on disk for the node tools.
-// A model is named by id (models/<id>/, models/test/<id>/, or $VESPER_MODELS/<id>/)
-// or by a directory holding manifest.json.
+// Finding a model on disk for the node tools; loading it is the engine's
+// (web/engine/model.mjs). A model is named by id (models/<id>/,
+// models/test/<id>/, or $VESPER_MODELS/<id>/; "id:variant@dims" picks a
+// variant and Matryoshka dims) or by a directory holding manifest.json.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { createEmbedder } from '../../web/engine/embedder.mjs';
+import { isAbsolute, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { VesperError } from '../../web/engine/errors.mjs';
 import { parseManifest } from '../../web/engine/manifest.mjs';
+import { loadModel, modelFileReader } from '../../web/engine/model.mjs';
 import { repoRoot } from './core.mjs';
 
 export function modelSearchPath() {
@@ -30,76 +32,71 @@ function peekId(path) {
   }
 }
 
+const looksLikeDir = (spec) => spec.includes('/') || spec.startsWith('.') || isAbsolute(spec);
+
+// spec -> { manifest, dir, variant, dims } (variant, dims: what the id asks, or null).
 export function resolveModel(spec) {
-  const looksLikeDir = spec.includes('/') || spec.startsWith('.') || isAbsolute(spec);
-  const dirs = looksLikeDir ? [resolve(spec)] : modelSearchPath().map((d) => join(d, parseModelId(spec).base));
+  const asked = looksLikeDir(spec) ? { variant: null, dims: null } : parseModelId(spec);
+  const found = (path, dir) => ({ manifest: parseManifest(readFileSync(path, 'utf8'), path), dir, variant: asked.variant, dims: asked.dims });
+  const dirs = looksLikeDir(spec) ? [resolve(spec)] : modelSearchPath().map((d) => join(d, asked.base));
   for (const dir of dirs) {
     const path = join(dir, 'manifest.json');
-    if (existsSync(path)) {
-      const manifest = parseManifest(readFileSync(path, 'utf8'), path);
-      return { manifest, dir };
-    }
+    if (existsSync(path)) return found(path, dir);
   }
   // A pack names its model by manifest id, which need not be its folder's name
   // (models/default holds 'vesper-default').
-  if (!looksLikeDir) {
-    const base = parseModelId(spec).base;
+  if (!looksLikeDir(spec)) {
     for (const root of modelSearchPath()) {
       if (!existsSync(root)) continue;
       for (const name of readdirSync(root)) {
         const path = join(root, name, 'manifest.json');
-        if (existsSync(path) && peekId(path) === base) return { manifest: parseManifest(readFileSync(path, 'utf8'), path), dir: join(root, name) };
+        if (existsSync(path) && peekId(path) === asked.base) return found(path, join(root, name));
       }
     }
   }
   throw new Error(`no model '${spec}' (looked in ${dirs.join(', ')})`);
 }
 
-function requireFile(dir, manifest, path) {
-  // A manifest names files inside its own folder; a model in one of the
-  // model folders may also use its siblings' (the test models share one
-  // tokenizer). "../../etc/passwd" or an absolute path is refused, never read.
-  const full = resolve(dir, String(path));
-  const inside = (root) => {
-    const rel = relative(root, full);
-    return rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
-  };
-  const parent = dirname(resolve(dir));
-  const roots = [resolve(dir), ...(modelSearchPath().map((p) => resolve(p)).includes(parent) ? [parent] : [])];
-  if (!path || !roots.some(inside)) {
-    throw Object.assign(new Error(`model ${manifest.id ?? dir} names a file outside its folder: ${path}`), { code: 'invalid_argument' });
-  }
-  if (!existsSync(full)) {
-    const hint = manifest.variants && Object.values(manifest.variants).some((v) => v.files.some((f) => f.url))
-      ? `: download it with 'tools/vesper fetch-model ${manifest.id}'`
-      : '';
-    throw Object.assign(new Error(`model file ${full} is missing${hint}`), { code: 'not_found' });
-  }
-  return full;
+// A missing model file, with how to get it: downloaded by fetch-model, or
+// built by tools/build.sh.
+export function withFix(err, manifest) {
+  if (err?.code !== 'not_found' || !/^model file /.test(err.message)) return err;
+  const downloadable = Object.values(manifest.variants ?? {}).some((v) => v.files.some((f) => f.url));
+  const built = manifest.tokenizer?.build && err.message.includes(manifest.tokenizer.file);
+  const fix = built ? ': run tools/build.sh, which builds it'
+    : downloadable ? `: download it with 'tools/vesper fetch-model ${manifest.id}'` : '';
+  return new VesperError('not_found', `${err.message}${fix}`, { cause: err });
 }
 
 export function fileReader(dir, manifest) {
-  return async (path) => new Uint8Array(await readFile(requireFile(dir, manifest, path)));
+  const read = modelFileReader(pathToFileURL(`${resolve(dir)}/`), manifest.id);
+  return async (path) => {
+    try {
+      return await read(path);
+    } catch (err) {
+      throw withFix(err, manifest);
+    }
+  };
 }
 
-// An embedder running on onnxruntime-node (or the core, for static models).
-export async function nodeEmbedder(core, spec, { variant = null, dims = null } = {}) {
-  const parsed = spec.includes('/') ? { variant: null, dims: null } : parseModelId(spec);
-  const { manifest, dir } = resolveModel(spec);
-  let ort = null;
-  if (manifest.kind !== 'static') {
-    const v = manifest.variants?.[variant ?? parsed.variant ?? manifest.defaultVariant];
-    for (const f of v?.files ?? []) requireFile(dir, manifest, f.path);
-    ort = (await import('onnxruntime-node')).default;
+// Loads the model a spec names with load(dir, { variant, dims }); a
+// missing file's error says how to get it.
+async function withSpec(spec, options, load) {
+  const r = resolveModel(spec);
+  try {
+    return await load(r.dir, { variant: options.variant ?? r.variant, dims: options.dims ?? r.dims });
+  } catch (err) {
+    throw withFix(err, r.manifest);
   }
-  return createEmbedder({
-    core,
-    manifest,
-    readFile: fileReader(dir, manifest),
-    ort,
-    executionProviders: ['cpu'],
-    variant: variant ?? parsed.variant ?? manifest.defaultVariant,
-    dims: dims ?? parsed.dims ?? manifest.dims,
-    resolvePath: ort ? (p) => join(dir, p) : null,
-  });
+}
+
+// engine.useModel() for a spec (the CLI).
+export function useModelSpec(engine, spec, options = {}) {
+  return withSpec(spec, options, (dir, o) => engine.useModel(dir, o));
+}
+
+// An embedder for a spec on a core of the caller's (the evaluation tools).
+export async function nodeEmbedder(core, spec, options = {}) {
+  const loaded = await withSpec(spec, options, (model, o) => loadModel({ core, model, ...o, preferWebGPU: false }));
+  return loaded.embedder;
 }

@@ -31,13 +31,18 @@ async function hasWebGPU() {
 
 // Resolves to { embedder, backend, reason, probe: { cosine } | null, adapter }.
 // onSwitch(chosen) is called if WebGPU later fails and WASM takes over.
-export async function createBrowserEmbedder({ core, ort, manifest, readFile, variant, dims, preferWebGPU = true, minCosine = 0.999, onSwitch = null }) {
-  const wasm = await createEmbedder({ core, manifest, readFile, ort, executionProviders: ['wasm'], variant, dims });
+// cpuProvider: the execution provider WebGPU is checked against and falls
+// back to ('wasm'; 'cpu' with onnxruntime-node, which takes resolvePath).
+export async function createBrowserEmbedder({
+  core, ort, manifest, readFile, variant, dims, preferWebGPU = true, minCosine = 0.999, onSwitch = null, cpuProvider = 'wasm', resolvePath = null,
+}) {
+  const wasm = await createEmbedder({ core, manifest, readFile, ort, executionProviders: [cpuProvider], variant, dims, resolvePath });
   if (manifest.kind === 'static') return { embedder: wasm, backend: wasm.backend, reason: 'static model: run by the vesper core', probe: null, adapter: null };
   const v = manifest.variants[variant ?? manifest.defaultVariant];
   const adapter = await hasWebGPU();
   let reason;
-  if (!preferWebGPU) reason = 'WebGPU not requested';
+  if (cpuProvider !== 'wasm') reason = `run by ONNX Runtime's native ${cpuProvider} provider`;
+  else if (!preferWebGPU) reason = 'WebGPU not requested';
   else if (!adapter) reason = 'this browser has no WebGPU adapter';
   else if (v.providers?.webgpu?.ok === false) reason = `WebGPU disabled for this model: ${v.providers.webgpu.why}`;
   else {
@@ -57,13 +62,13 @@ export async function createBrowserEmbedder({ core, ort, manifest, readFile, var
       }
       reason = `WebGPU output disagrees with WASM on the probe text (cosine ${c.toFixed(6)} < ${minCosine}): using WASM`;
       await gpu.dispose();
-      return { embedder: wasm, backend: 'wasm', reason, probe: { cosine: c }, adapter };
+      return { embedder: wasm, backend: wasm.backend, reason, probe: { cosine: c }, adapter };
     } catch (err) {
       reason = `WebGPU failed (${err.message}): using WASM`;
       await gpu?.dispose();
     }
   }
-  return { embedder: wasm, backend: 'wasm', reason, probe: null, adapter };
+  return { embedder: wasm, backend: wasm.backend, reason, probe: null, adapter };
 }
 
 // Longest error text a notice repeats.

@@ -1,0 +1,102 @@
+// Loading an embedding model from its folder, the one way every client does
+// it (the engine behind the page, the element and the package API; the CLI;
+// the evaluation tools): read manifest.json, read the files it names (never
+// outside the folder and its parent, where the project's test models share a
+// tokenizer), pick ONNX Runtime for the platform and the execution provider
+// (WebGPU after a probe, else WASM in a browser; the native CPU one in Node).
+//
+//   const { embedder, backend, reason } = await loadModel({ core, model: 'models/default/' });
+import { createBrowserEmbedder, urlReader } from './backend.mjs';
+import { VesperError } from './errors.mjs';
+import { parseManifest } from './manifest.mjs';
+
+const here = new URL('../', import.meta.url);  // web/: the site's root
+const inNode = here.protocol === 'file:';
+
+// A model folder as a URL ending in "/": a URL as it is; a relative string
+// against the site in a browser (its layout), against the working folder in
+// Node (a path).
+export async function folderUrl(folder) {
+  const text = String(folder instanceof URL ? folder.href : folder).replace(/\/?$/, '/');
+  if (folder instanceof URL || /^[a-z][a-z0-9+.-]*:\/\//i.test(text) || !inNode) return new URL(text, here);
+  return (await import('node:url')).pathToFileURL(text);
+}
+
+// ONNX Runtime and its CPU execution provider: in a browser the site's copy
+// (the WebGPU build when there is a GPU) with 'wasm'; in Node the native
+// onnxruntime-node with 'cpu' (several times faster than WASM), or
+// onnxruntime-web's Node build where the native one is not installed.
+async function loadOrt(preferWebGPU) {
+  let ort;
+  let cpu = 'wasm';
+  if (!inNode) {
+    ort = await import(new URL(`ort/${preferWebGPU && globalThis.navigator?.gpu ? 'ort.webgpu.min.mjs' : 'ort.wasm.min.mjs'}`, here).href);
+  } else {
+    try {
+      ort = (await import('onnxruntime-node')).default;
+      cpu = 'cpu';
+    } catch {
+      ort = await import('onnxruntime-web');
+    }
+  }
+  ort.env.logLevel = 'error';
+  return { ort, cpu };
+}
+
+// A file a manifest names, as a URL relative to the model's folder; a name
+// that leads out of the folder's parent ("../../secrets", "/etc/passwd",
+// "https://elsewhere/") is refused before anything is read.
+function modelFile(base, manifestId, path) {
+  const root = new URL('../', base);
+  const url = new URL(String(path), base);
+  if (!path || url.origin !== root.origin || !url.href.startsWith(root.href) || url.href === root.href) {
+    throw new VesperError('invalid_argument', `model ${manifestId} names a file outside its folder: ${path}`);
+  }
+  return url;
+}
+
+// The reader of a model's files (what createEmbedder takes): checked by
+// modelFile; a missing one is 'not_found', named as a model file.
+export function modelFileReader(base, manifestId, onBytes = null) {
+  const read = urlReader(base, { onBytes });
+  return async (path) => {
+    const url = modelFile(base, manifestId, path);
+    try {
+      return await read(url.href);
+    } catch (err) {
+      if (err.code !== 'not_found') throw err;
+      throw new VesperError('not_found', `model file ${decodeURIComponent(url.protocol === 'file:' ? url.pathname : url.href)} is missing`, { cause: err });
+    }
+  };
+}
+
+// model: a folder (see folderUrl); variant, dims: the manifest's defaults
+// unless given. Resolves to { embedder, backend, reason, manifest, folder };
+// onSwitch(chosen) if WebGPU fails later and WASM takes over. Throws a
+// VesperError when the model cannot be loaded.
+export async function loadModel({ core, model, variant = null, dims = null, preferWebGPU = true, onProgress = null, onSwitch = null }) {
+  const base = await folderUrl(model);
+  const manifestText = new TextDecoder().decode(await urlReader(base)('manifest.json'));
+  const manifest = parseManifest(manifestText, decodeURIComponent(new URL('manifest.json', base).pathname));
+  const onBytes = (p) => onProgress?.({ stage: 'download', label: `${manifest.id}: ${p.path.split('/').pop()}`, done: p.done, total: p.total });
+  const readFile = modelFileReader(base, manifest.id, onBytes);
+  const { ort, cpu } = manifest.kind === 'static' ? { ort: null, cpu: 'wasm' } : await loadOrt(preferWebGPU && !inNode);
+  // onnxruntime-node maps a model file from disk itself (weights can be GBs).
+  const resolvePath = cpu === 'cpu' ? await filePathResolver(base, manifest.id) : null;
+  const chosen = await createBrowserEmbedder({
+    core, ort, manifest, readFile, variant, dims, preferWebGPU: preferWebGPU && !inNode, cpuProvider: cpu, resolvePath, onSwitch,
+  });
+  return { ...chosen, manifest, folder: base };
+}
+
+// For onnxruntime-node: a manifest path -> a file path, checked as the
+// reader checks it.
+async function filePathResolver(base, manifestId) {
+  const { fileURLToPath } = await import('node:url');
+  const { existsSync } = await import('node:fs');
+  return (path) => {
+    const full = fileURLToPath(modelFile(base, manifestId, path));
+    if (!existsSync(full)) throw new VesperError('not_found', `model file ${full} is missing`);
+    return full;
+  };
+}
