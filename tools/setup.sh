@@ -25,17 +25,9 @@ if command -v node >/dev/null && [ "$(node -p 'process.versions.node.split(".")[
 fi
 command -v npm >/dev/null || missing+=(npm)
 
-# The WASM build compiles sentencepiece from `apt-get source`: needs deb-src.
-src_list=/etc/apt/sources.list.d/debian.sources
+# (The WASM build's sentencepiece source comes with its own private apt
+# configuration: tools/fetch-sentencepiece-src.sh; /etc/apt is not touched.)
 need_update=0
-if [ -f "$src_list" ] && grep -q '^Types: deb$' "$src_list"; then
-  sed -i 's/^Types: deb$/Types: deb deb-src/' "$src_list"
-  need_update=1
-elif [ ! -f "$src_list" ] && ! grep -rqs '^deb-src' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-  echo "deb-src http://deb.debian.org/debian bookworm main" > /etc/apt/sources.list.d/vesper-src.list
-  need_update=1
-fi
-
 if [ ${#missing[@]} -gt 0 ] && [ -n "${missing[*]// /}" ]; then
   need_update=1
 fi

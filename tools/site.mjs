@@ -8,6 +8,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statS
 import { relative } from 'node:path';
 import { join } from 'node:path';
 import { repoRoot } from './cli/core.mjs';
+import { modelStore } from './cli/models.mjs';
 import { parseManifest } from '../web/engine/manifest.mjs';
 
 export function buildSite(out = join(repoRoot, 'build/site')) {
@@ -28,6 +29,9 @@ export function buildSite(out = join(repoRoot, 'build/site')) {
   for (const m of ['test', 'default', 'embeddinggemma-300m', 'multilingual-e5-small']) {
     const src = join(repoRoot, 'models', m);
     if (existsSync(src)) cpSync(src, join(models, m), { recursive: true, filter: (p) => !p.endsWith('.part') });
+    // Its downloaded and built files (tools/cli/models.mjs), beside its manifest.
+    const store = join(modelStore(), m);
+    if (existsSync(src) && existsSync(store)) cpSync(store, join(models, m), { recursive: true, filter: (p) => !p.endsWith('.part') });
   }
   // The default knowledge base, prebuilt with the page's model, so the first
   // visit only has to embed the query.

@@ -87,17 +87,18 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
     },
     collections,
 
-    // Loads a model (a folder; variant and dims default to its manifest's)
+    // Loads a model (a folder; variant and dims default to its manifest's;
+    // files: more folders its files may be in, see loadModel)
     // for what is stored and searched from now on, replacing the current
     // one; throws a VesperError if it cannot. Databases keep the model they
     // were built with: one of another model answers lexically.
-    async useModel(folder, { variant = null, dims = null } = {}) {
+    async useModel(folder, { variant = null, dims = null, files = [] } = {}) {
       const onSwitch = (now) => {
         Object.assign(engine.backend, { name: now.backend, reason: now.reason });
         engine.notice = `${now.reason}.`;
         onNotice?.(engine.notice);
       };
-      const chosen = await loadModel({ core, model: folder, variant, dims, preferWebGPU, onProgress, onSwitch });
+      const chosen = await loadModel({ core, model: folder, files, variant, dims, preferWebGPU, onProgress, onSwitch });
       await embedder?.dispose?.();
       embedder = chosen.embedder;
       engine.backend = { name: chosen.backend, reason: chosen.reason };

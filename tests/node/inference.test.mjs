@@ -27,14 +27,15 @@ function maxAbsDiff(a, b) {
 }
 
 async function embedder(id, runtime, extra = {}) {
-  const { manifest, dir } = resolveModel(id);
-  const readFile = fileReader(dir, manifest);
+  const model = resolveModel(id);
+  const { manifest } = model;
+  const readFile = fileReader(model);
   if (runtime === 'core') return createEmbedder({ core, manifest, readFile, ...extra });
   const ort = runtime === 'node' ? ortNode : ortWeb;
   return createEmbedder({
     core, manifest, readFile, ort, useStaticCore: false,
     executionProviders: runtime === 'node' ? ['cpu'] : ['wasm'],
-    resolvePath: runtime === 'node' ? (p) => join(dir, p) : null,
+    resolvePath: runtime === 'node' ? (p) => join(model.dir, p) : null,
     ...extra,
   });
 }
@@ -98,7 +99,6 @@ test('prompts, truncation warnings, empty input and progress', async () => {
 });
 
 test('a missing model file names the fix', async () => {
-  const { manifest, dir } = resolveModel('embeddinggemma-300m');
-  const readFile = fileReader(dir, manifest);
+  const readFile = fileReader(resolveModel('embeddinggemma-300m'));
   await assert.rejects(readFile('onnx/model.onnx'), /fetch-model embeddinggemma-300m/);
 });

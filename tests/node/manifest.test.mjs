@@ -122,8 +122,9 @@ let core;
 before(async () => { core = await loadCore(); });
 
 test('mutants the check accepts load the static test model or fail with a coded error', async () => {
-  const { manifest, dir } = resolveModel('static-tiny');
-  const readFile = fileReader(dir, manifest);
+  const model = resolveModel('static-tiny');
+  const { manifest } = model;
+  const readFile = fileReader(model);
   const rand = random(7);
   let loaded = 0;
   for (let i = 0; i < MUTANTS_LOADED; i++) {

@@ -180,8 +180,8 @@ async function tokenize(argv) {
     tok = core.tokenizer(readFileSync(options.tokenizer));
   } else {
     // Only the tokenizer is needed: no weights have to be downloaded for this.
-    const { manifest, dir } = resolveModel(options.model);
-    tok = await loadTokenizer(core, manifest, fileReader(dir, manifest));
+    const model = resolveModel(options.model);
+    tok = await loadTokenizer(core, model.manifest, fileReader(model));
   }
   const e = tok.encode(textArg(positionals[0]), { addSpecial: options.special !== false });
   if (options.json) {
@@ -215,7 +215,7 @@ async function fetchModelCommand(argv) {
   if (positionals.length !== 1) throw new UsageError('fetch-model needs a model ID or DIR');
   const model = resolveModel(positionals[0]);
   let progress = null;
-  const results = await fetchModel(model, {
+  const results = await fetchModel({ manifest: model.manifest, dir: model.store }, {
     variant: options.variant,
     allowUnpinned: options['allow-unpinned'],
     onFile: (f) => {

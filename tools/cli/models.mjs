@@ -2,8 +2,13 @@
 // (web/engine/model.mjs). A model is named by id (models/<id>/,
 // models/test/<id>/, or $VESPER_MODELS/<id>/; "id:variant@dims" picks a
 // variant and Matryoshka dims) or by a directory holding manifest.json.
+//
+// What a model of the source tree's models/ gets that is not committed
+// (downloaded weights, a tokenizer tools/build.sh converts) is kept in the
+// build tree, in $VESPER_MODEL_STORE/<folder>/ (default build/models/); a
+// model in a folder of the user's keeps them in that folder.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { VesperError } from '../../web/engine/errors.mjs';
 import { parseManifest } from '../../web/engine/manifest.mjs';
@@ -32,12 +37,24 @@ function peekId(path) {
   }
 }
 
+const sourceModels = join(repoRoot, 'models');
+export const modelStore = () => process.env.VESPER_MODEL_STORE ?? join(repoRoot, 'build/models');
+
+// Where a model's downloaded and built files go (see above).
+function storeOf(dir) {
+  const rel = relative(sourceModels, dir);
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? join(modelStore(), rel) : dir;
+}
+
 const looksLikeDir = (spec) => spec.includes('/') || spec.startsWith('.') || isAbsolute(spec);
 
-// spec -> { manifest, dir, variant, dims } (variant, dims: what the id asks, or null).
+// spec -> { manifest, dir, store, variant, dims }: store is where its
+// downloaded and built files are; variant, dims what the id asks, or null.
 export function resolveModel(spec) {
   const asked = looksLikeDir(spec) ? { variant: null, dims: null } : parseModelId(spec);
-  const found = (path, dir) => ({ manifest: parseManifest(readFileSync(path, 'utf8'), path), dir, variant: asked.variant, dims: asked.dims });
+  const found = (path, dir) => ({
+    manifest: parseManifest(readFileSync(path, 'utf8'), path), dir, store: storeOf(resolve(dir)), variant: asked.variant, dims: asked.dims,
+  });
   const dirs = looksLikeDir(spec) ? [resolve(spec)] : modelSearchPath().map((d) => join(d, asked.base));
   for (const dir of dirs) {
     const path = join(dir, 'manifest.json');
@@ -68,8 +85,9 @@ export function withFix(err, manifest) {
   return new VesperError('not_found', `${err.message}${fix}`, { cause: err });
 }
 
-export function fileReader(dir, manifest) {
-  const read = modelFileReader(pathToFileURL(`${resolve(dir)}/`), manifest.id);
+// A model's file reader ({ manifest, dir, store } from resolveModel).
+export function fileReader({ manifest, dir, store }) {
+  const read = modelFileReader([...new Set([dir, store])].map((d) => pathToFileURL(`${resolve(d)}/`)), manifest.id);
   return async (path) => {
     try {
       return await read(path);
@@ -84,7 +102,7 @@ export function fileReader(dir, manifest) {
 async function withSpec(spec, options, load) {
   const r = resolveModel(spec);
   try {
-    return await load(r.dir, { variant: options.variant ?? r.variant, dims: options.dims ?? r.dims });
+    return await load(r.dir, { variant: options.variant ?? r.variant, dims: options.dims ?? r.dims, files: r.store === r.dir ? [] : [r.store] });
   } catch (err) {
     throw withFix(err, r.manifest);
   }

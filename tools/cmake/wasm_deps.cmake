@@ -1,18 +1,15 @@
 # WASM dependencies. Debian ships sentencepiece only as a native library, so
-# its source comes from `apt-get source` into the build tree and is built
+# its source comes from `apt-get source` into the build tree
+# (tools/fetch-sentencepiece-src.sh) and is built
 # static; hnswlib and Catch2 are Debian's headers, copied into the build tree
 # because /usr/include must never be on an emcc include path.
 
 set(VESPER_DEPS_DIR ${CMAKE_BINARY_DIR}/_deps)
 set(SPM_SRC ${VESPER_DEPS_DIR}/sentencepiece-src)
+# Configure never downloads: tools/build.sh fetches the source first.
 if(NOT EXISTS ${SPM_SRC}/.vesper-prepared)
-  message(STATUS "Fetching sentencepiece source with apt-get source")
-  execute_process(
-    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/tools/fetch-sentencepiece-src.sh ${VESPER_DEPS_DIR}
-    RESULT_VARIABLE spm_fetch)
-  if(NOT spm_fetch EQUAL 0)
-    message(FATAL_ERROR "could not fetch the sentencepiece source (see above)")
-  endif()
+  message(FATAL_ERROR "no sentencepiece source in ${SPM_SRC}: run "
+    "`bash tools/fetch-sentencepiece-src.sh ${VESPER_DEPS_DIR}` (tools/build.sh does) and configure again")
 endif()
 
 set(SPM_ENABLE_SHARED OFF CACHE BOOL "" FORCE)

@@ -56,47 +56,56 @@ function modelFile(base, manifestId, path) {
 }
 
 // The reader of a model's files (what createEmbedder takes): checked by
-// modelFile; a missing one is 'not_found', named as a model file.
-export function modelFileReader(base, manifestId, onBytes = null) {
-  const read = urlReader(base, { onBytes });
+// modelFile; looked for in `bases` in turn (its folder, then where its
+// downloaded or built files are kept); a missing one is 'not_found', named
+// as a model file in the first.
+export function modelFileReader(bases, manifestId, onBytes = null) {
+  const readers = bases.map((base) => [base, urlReader(base, { onBytes })]);
   return async (path) => {
-    const url = modelFile(base, manifestId, path);
-    try {
-      return await read(url.href);
-    } catch (err) {
-      if (err.code !== 'not_found') throw err;
-      throw new VesperError('not_found', `model file ${decodeURIComponent(url.protocol === 'file:' ? url.pathname : url.href)} is missing`, { cause: err });
+    let first = null;
+    for (const [base, read] of readers) {
+      const url = modelFile(base, manifestId, path);
+      first ??= url;
+      try {
+        return await read(url.href);
+      } catch (err) {
+        if (err.code !== 'not_found') throw err;
+      }
     }
+    throw new VesperError('not_found', `model file ${decodeURIComponent(first.protocol === 'file:' ? first.pathname : first.href)} is missing`);
   };
 }
 
 // model: a folder (see folderUrl); variant, dims: the manifest's defaults
-// unless given. Resolves to { embedder, backend, reason, manifest, folder };
+// unless given; files: more folders its files may be in (a local store of
+// downloads, in Node). Resolves to { embedder, backend, reason, manifest, folder };
 // onSwitch(chosen) if WebGPU fails later and WASM takes over. Throws a
 // VesperError when the model cannot be loaded.
-export async function loadModel({ core, model, variant = null, dims = null, preferWebGPU = true, onProgress = null, onSwitch = null }) {
+export async function loadModel({ core, model, files = [], variant = null, dims = null, preferWebGPU = true, onProgress = null, onSwitch = null }) {
   const base = await folderUrl(model);
+  const bases = [base, ...(await Promise.all(files.map(folderUrl)))];
   const manifestText = new TextDecoder().decode(await urlReader(base)('manifest.json'));
   const manifest = parseManifest(manifestText, decodeURIComponent(new URL('manifest.json', base).pathname));
   const onBytes = (p) => onProgress?.({ stage: 'download', label: `${manifest.id}: ${p.path.split('/').pop()}`, done: p.done, total: p.total });
-  const readFile = modelFileReader(base, manifest.id, onBytes);
+  const readFile = modelFileReader(bases, manifest.id, onBytes);
   const { ort, cpu } = manifest.kind === 'static' ? { ort: null, cpu: 'wasm' } : await loadOrt(preferWebGPU && !inNode);
   // onnxruntime-node maps a model file from disk itself (weights can be GBs).
-  const resolvePath = cpu === 'cpu' ? await filePathResolver(base, manifest.id) : null;
+  const resolvePath = cpu === 'cpu' ? await filePathResolver(bases, manifest.id) : null;
   const chosen = await createBrowserEmbedder({
     core, ort, manifest, readFile, variant, dims, preferWebGPU: preferWebGPU && !inNode, cpuProvider: cpu, resolvePath, onSwitch,
   });
   return { ...chosen, manifest, folder: base };
 }
 
-// For onnxruntime-node: a manifest path -> a file path, checked as the
-// reader checks it.
-async function filePathResolver(base, manifestId) {
+// For onnxruntime-node: a manifest path -> a file path, checked and looked
+// for as the reader does.
+async function filePathResolver(bases, manifestId) {
   const { fileURLToPath } = await import('node:url');
   const { existsSync } = await import('node:fs');
   return (path) => {
-    const full = fileURLToPath(modelFile(base, manifestId, path));
-    if (!existsSync(full)) throw new VesperError('not_found', `model file ${full} is missing`);
-    return full;
+    const candidates = bases.map((base) => fileURLToPath(modelFile(base, manifestId, path)));
+    const found = candidates.find((p) => existsSync(p));
+    if (!found) throw new VesperError('not_found', `model file ${candidates[0]} is missing`);
+    return found;
   };
 }
