@@ -136,7 +136,7 @@ function bestScan(runs) {
 const scan = { native: bestScan(scanRuns.native), wasm: bestScan(scanRuns.wasm) };
 
 // 3. Tokenizers on the seeds and on the larger multilingual text (made above).
-const gemma = join(repoRoot, 'models/embeddinggemma-300m/tokenizer.model');
+const gemma = join(repoRoot, 'build/models/embeddinggemma-300m/tokenizer.model');  // tools/build.sh converts it
 const defaultTok = join(repoRoot, 'models/default/tokenizer.model');
 const tokenizers = [];
 for (const [name, corpus] of [['seeds', seeds], ['multilingual', [large]]]) {

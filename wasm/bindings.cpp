@@ -199,6 +199,7 @@ val ModelToJs(const ModelInfo& m) {
 // ---- tokenizer ----
 
 class JsStaticModel;
+class JsLexicon;
 
 class JsTokenizer {
  public:
@@ -333,9 +334,11 @@ class JsCollection {
     o.set("vectorRank", r.vector_rank);
     o.set("lexicalRank", r.lexical_rank);
     if (r.match_score >= 0.f) o.set("matchScore", r.match_score);
+    if (r.translated_rank >= 0) o.set("translatedScore", r.translated_score);
     val signals = val::array();
     if (r.vector_rank >= 0) signals.call<void>("push", std::string("vector"));
     if (r.lexical_rank >= 0) signals.call<void>("push", std::string("lexical"));
+    if (r.translated_rank >= 0) signals.call<void>("push", std::string("translated"));
     o.set("signals", signals);
     return o;
   }
@@ -349,6 +352,7 @@ class JsCollection {
       o.min_score = static_cast<float>(Num(options, "minScore", o.min_score));
       o.exact = Bool(options, "exact", false);
       o.mode = ParseMode(Str(options, "mode", "hybrid"));
+      o.translated_weight = static_cast<float>(Num(options, "translatedWeight", o.translated_weight));
       if (query_dims > g_floats.size()) throw Error(ErrorCode::kInvalidArgument, "staged query vector missing");
       QueryResponse r = Query(c_, text, query_dims ? g_floats.data() : nullptr, query_dims, o);
       val results = val::array();
@@ -390,6 +394,8 @@ class JsCollection {
 
   // Token-level reranking with a static model's table (defined below).
   void EnablePieceMatch(const JsTokenizer& tokenizer, const JsStaticModel& model);
+  // Cross-lingual BM25 with a model's lexicon (defined below).
+  void EnableLexicon(const JsLexicon& lexicon);
 
   // The query vector, if any, is in stagingFloats(query_dims).
   val SearchStaged(const std::string& text, size_t query_dims, val options) const {
@@ -399,6 +405,7 @@ class JsCollection {
       o.threshold = static_cast<float>(Num(options, "threshold", o.threshold));
       o.exact = Bool(options, "exact", false);
       o.lexical_weight = static_cast<float>(Num(options, "lexicalWeight", o.lexical_weight));
+      o.translated_weight = static_cast<float>(Num(options, "translatedWeight", o.translated_weight));
       o.mode = ParseMode(Str(options, "mode", "hybrid"));
       if (query_dims > g_floats.size()) throw Error(ErrorCode::kInvalidArgument, "staged query vector missing");
       auto results = c_.Search(text, query_dims ? g_floats.data() : nullptr, query_dims, o);
@@ -581,6 +588,38 @@ void JsCollection::EnablePieceMatch(const JsTokenizer& tokenizer, const JsStatic
   Guard([&] { c_.EnablePieceMatch(model.Matcher(), tokenizer.shared()); });
 }
 
+// A model's lexicon (core/lexical/lexicon.h), shared by its collections.
+class JsLexicon {
+ public:
+  static JsLexicon* FromStaged(size_t n) {
+    return Guard([&] {
+      if (n > g_bytes.size()) throw Error(ErrorCode::kInvalidArgument, "staged lexicon missing");
+      // Built before the wrapper, so a table that fails to load leaks nothing.
+      auto lexicon = Lexicon::FromTsv(std::string_view(reinterpret_cast<const char*>(g_bytes.data()), n));
+      auto* l = new JsLexicon();
+      l->l_ = std::move(lexicon);
+      return l;
+    });
+  }
+  size_t Entries() const { return l_->entries(); }
+  // The query's translation groups (for tests and the demo's diagnostics).
+  val Translate(const std::string& text, const std::string& from, const std::string& to) const {
+    return Guard([&] {
+      val out = val::array();
+      for (const TermGroup& g : l_->Translate(text, from, to)) out.call<void>("push", ArrayOf(g));
+      return out;
+    });
+  }
+  const std::shared_ptr<const Lexicon>& shared() const { return l_; }
+
+ private:
+  std::shared_ptr<const Lexicon> l_;
+};
+
+void JsCollection::EnableLexicon(const JsLexicon& lexicon) {
+  Guard([&] { c_.EnableLexicon(lexicon.shared()); });
+}
+
 
 std::string DetectLanguage_(const std::string& text) { return DetectLanguage(text); }
 
@@ -746,6 +785,11 @@ EMSCRIPTEN_BINDINGS(vesper) {
       .function("dims", &JsStaticModel::Dims)
       .function("vocab", &JsStaticModel::Vocab);
 
+  class_<JsLexicon>("Lexicon")
+      .class_function("fromStaged", &JsLexicon::FromStaged, allow_raw_pointers())
+      .function("entries", &JsLexicon::Entries)
+      .function("translate", &JsLexicon::Translate);
+
   class_<JsTokenizer>("Tokenizer")
       .class_function("fromStaged", &JsTokenizer::FromStaged, allow_raw_pointers())
       .function("encode", &JsTokenizer::Encode)
@@ -775,6 +819,7 @@ EMSCRIPTEN_BINDINGS(vesper) {
       .function("setAnswerability", &JsCollection::SetAnswerability)
       .function("floor", &JsCollection::Floor)
       .function("enablePieceMatch", &JsCollection::EnablePieceMatch)
+      .function("enableLexicon", &JsCollection::EnableLexicon)
       .function("vectorView", &JsCollection::VectorView)
       .function("chunks", &JsCollection::Chunks)
       .function("name", &JsCollection::Name)

@@ -120,6 +120,23 @@ class Core {
     };
   }
 
+  // A model's bilingual lexicon (its manifest's "lexicon" table, TSV bytes:
+  // core/lexical/lexicon.h); collection.enableLexicon() lets BM25 match a
+  // query's translation.
+  lexicon(bytes) {
+    const raw = this.m.Lexicon.fromStaged(this.#stageBytes(bytes));
+    return {
+      entries: raw.entries(),
+      raw,
+      translate(text, from, to) {
+        return raw.translate(text, from, to);
+      },
+      dispose() {
+        raw.delete();
+      },
+    };
+  }
+
   // A persona (JSON text or object, format "vesper-persona"); answers from a collection.
   persona(json) {
     return new Persona(this, this.m.Persona.fromJson(typeof json === 'string' ? json : JSON.stringify(json)));
@@ -238,6 +255,11 @@ class Collection {
   // table: tokenizer from core.tokenizer(), model from core.staticModel().
   enablePieceMatch(tokenizer, staticModel) {
     this.raw.enablePieceMatch(tokenizer.raw, staticModel.raw);
+  }
+  // Hybrid and lexical search also score the query's translation into the
+  // collection's other languages: lexicon from core.lexicon().
+  enableLexicon(lexicon) {
+    this.raw.enableLexicon(lexicon.raw);
   }
   // The lowest similarity shown under an answerable query unless the user
   // moves the slider: the calibration's floor.

@@ -20,7 +20,14 @@ import { nodeEmbedder, resolveModel } from '../../tools/cli/models.mjs';
 import { readQuestionSets, isRelevant, answerable, LANGUAGES } from './questions.mjs';
 import { indexKnowledgeBase } from './kb-index.mjs';
 
-const { values: opt } = parseArgs({ options: { model: { type: 'string', default: 'default' }, write: { type: 'boolean', default: false } } });
+const { values: opt } = parseArgs({
+  options: {
+    model: { type: 'string', default: 'default' },
+    write: { type: 'boolean', default: false },
+    search: { type: 'string', default: '{}' },  // search options to fit under (JSON), as eval.mjs --search
+  },
+});
+const extra = JSON.parse(opt.search);
 
 // The evidence the decision weighs (core/search/answerability.h names them
 // all; the rest, measured on the development half, added nothing a fit on
@@ -105,7 +112,7 @@ async function main() {
   const dev = readQuestionSets(repoRoot).filter((q) => q.split === 'dev');
   const qv = await embedder.embed(dev.map((q) => q.question), { kind: 'query' });
   const rows = dev.map((q, i) => {
-    const r = ctx.db.query(q.question, qv.vectors.subarray(i * qv.dims, (i + 1) * qv.dims), { k: 5, minScore: 0 });
+    const r = ctx.db.query(q.question, qv.vectors.subarray(i * qv.dims, (i + 1) * qv.dims), { k: 5, minScore: 0, ...extra });
     const top5 = r.results.slice(0, 5);
     const relevant = top5.filter((x) => isRelevant(q, ctx.byId.get(x.id)));
     return { q, x: features(r.evidence), answerable: answerable(q), relevantInTop5: relevant.length > 0, relevantCos: relevant.map((x) => x.vectorScore) };

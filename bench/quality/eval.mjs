@@ -23,8 +23,12 @@ const { values: opt } = parseArgs({
     markdown: { type: 'string' },
     before: { type: 'string' },
     label: { type: 'string', default: 'after' },
+    // Search options to try (JSON, e.g. '{"translatedWeight":0.75}'): for
+    // choosing a weight on the development half.
+    search: { type: 'string', default: '{}' },
   },
 });
+const extra = JSON.parse(opt.search);
 
 const RANK_DEPTH = 10;
 
@@ -41,9 +45,9 @@ async function judge(ctx, questions) {
   const take = (rs) => rs.map((r) => byId.get(r.id));
   return questions.map((q, i) => {
     const bm25 = take(lexical.search(q.question, null, { k: RANK_DEPTH, threshold: 0, mode: 'lexical' }));
-    const model = take(db.search(q.question, vec(i), { k: RANK_DEPTH, threshold: -1, mode: 'vector' }));
-    const hybrid = take(db.search(q.question, vec(i), { k: RANK_DEPTH, threshold: -1, mode: 'hybrid' }));
-    const view = userView(ctx, q.question, vec(i));
+    const model = take(db.search(q.question, vec(i), { k: RANK_DEPTH, threshold: -1, mode: 'vector', ...extra }));
+    const hybrid = take(db.search(q.question, vec(i), { k: RANK_DEPTH, threshold: -1, mode: 'hybrid', ...extra }));
+    const view = userView(ctx, q.question, vec(i), extra);
     const shown = view.shown.slice(0, SHOWN).map((r) => byId.get(r.id));
     return {
       id: q.id,

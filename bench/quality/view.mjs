@@ -12,9 +12,9 @@ const manifest = JSON.parse(readFileSync(join(repoRoot, 'models/default/manifest
 // A core from before the decision existed (measuring "before" with
 // VESPER_WASM_DIR) gets what the page did then: hybrid k=20 at threshold 0,
 // results whose cosine passed the model's calibrated threshold.
-export function userView({ db }, question, vector) {
+export function userView({ db }, question, vector, extra = {}) {
   if (db.query) {
-    const r = db.query(question, vector, { k: 20 });
+    const r = db.query(question, vector, { k: 20, ...extra });
     return { shown: r.results.filter((x) => x.shown), evidence: { ...r.evidence, answerable: r.answerable, confidence: r.confidence } };
   }
   const rs = db.search(question, vector, { k: 20, threshold: 0, mode: 'hybrid' });

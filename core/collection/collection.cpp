@@ -79,7 +79,7 @@ size_t Collection::Add(std::vector<Chunk> chunks, const float* vectors, size_t v
     IndexLexical(label);
     IndexPieces(label);
   }
-  if (added) centroid_stale_ = true;
+  if (added) centroid_stale_ = languages_stale_ = true;
   MaybeBuildHnsw();
   return added;
 }
@@ -112,7 +112,7 @@ void Collection::Remove(std::string_view chunk_id) {
   alive_[label] = 0;
   --live_;
   if (has_vectors()) store_.Remove(label);
-  centroid_stale_ = true;
+  centroid_stale_ = languages_stale_ = true;
   if (label < pieces_.size()) pieces_[label].clear();
   if (label < title_pieces_.size()) title_pieces_[label].clear();
   if (hnsw_) hnsw_->Remove(label);
@@ -160,7 +160,7 @@ std::vector<SearchResult> Collection::Search(std::string_view query_text, const 
   vector_hits_.clear();
   lexical_hits_.clear();
   const std::string query_language =
-      mode == SearchMode::kHybrid || evidence ? DetectLanguage(query_text) : std::string();
+      mode == SearchMode::kHybrid || evidence || lexicon_ ? DetectLanguage(query_text) : std::string();
   const float* q = nullptr;
   if (use_vectors) {
     for (size_t d = 0; d < query_dims; ++d) {
@@ -173,6 +173,8 @@ std::vector<SearchResult> Collection::Search(std::string_view query_text, const 
     else store_.Search(q, pool, opt.threshold, vector_hits_);
   }
   if (use_lexical && !query_text.empty()) bm25_.Search(query_text, pool, lexical_hits_);
+  translated_hits_.clear();
+  if (use_lexical && lexicon_ && !query_text.empty()) SearchTranslated(query_text, query_language, pool);
 
   std::unordered_map<uint32_t, size_t>& at = fused_at_;
   at.clear();  // keeps its buckets: no rehashing once warmed up
@@ -207,11 +209,20 @@ std::vector<SearchResult> Collection::Search(std::string_view query_text, const 
       s.lexical_rank = static_cast<int>(r);
     }
   }
+  for (size_t r = 0; r < translated_hits_.size(); ++r) {
+    const Hit& h = translated_hits_[r];
+    const float cos = use_vectors ? store_.Score(q, h.label) : 0.f;
+    if (use_vectors ? cos < opt.threshold && !at.count(h.label) : opt.translated_weight * h.score < opt.threshold) continue;
+    SearchResult& s = entry(h.label);
+    if (use_vectors) s.vector_score = cos;
+    s.translated_score = h.score;
+    s.translated_rank = static_cast<int>(r);
+  }
   const bool rerank = matcher_ && mode == SearchMode::kHybrid && use_vectors;
   if (rerank) RescoreByPieces(query_text, opt, results);
   Fuse(mode, use_vectors, rerank, query_language, opt, results);
   if (evidence) {
-    GatherEvidence(q, query_language, *evidence);
+    GatherEvidence(q, query_language, opt.translated_weight, *evidence);
     SummariseMatches(results, *evidence);
   }
   std::sort(results.begin(), results.end(), [](const SearchResult& a, const SearchResult& b) {
@@ -234,6 +245,45 @@ void Collection::EnablePieceMatch(std::shared_ptr<const PieceMatcher> matcher, s
   known_pieces_.assign(matcher_->vocab(), 0);
   vocabulary_.clear();
   for (uint32_t label = 0; label < chunks_.size(); ++label) IndexPieces(label);
+}
+
+void Collection::EnableLexicon(std::shared_ptr<const Lexicon> lexicon) {
+  if (!lexicon) throw Error(ErrorCode::kInvalidArgument, "no lexicon given");
+  lexicon_ = std::move(lexicon);
+}
+
+// The languages of the live passages (a handful), kept until a change.
+const std::vector<std::string>& Collection::Languages() const {
+  if (languages_stale_) {
+    languages_.clear();
+    for (uint32_t label = 0; label < chunks_.size(); ++label) {
+      const std::string& l = chunks_[label].language;
+      if (alive_[label] && std::find(languages_.begin(), languages_.end(), l) == languages_.end()) languages_.push_back(l);
+    }
+    languages_stale_ = false;
+  }
+  return languages_;
+}
+
+// BM25 of the query's translation into each other language the collection
+// holds, kept for the passages in that language (translated_hits_, best
+// first). The translated words match stray passages of other languages too
+// (names, loanwords): those are plain BM25's business.
+void Collection::SearchTranslated(std::string_view query_text, const std::string& query_language, size_t pool) const {
+  if (!lexicon_->Knows(query_language)) return;
+  for (const std::string& language : Languages()) {
+    if (language == query_language || !lexicon_->Knows(language)) continue;
+    std::vector<TermGroup> groups = lexicon_->Translate(query_text, query_language, language);
+    if (groups.empty()) continue;
+    bm25_.SearchAlternatives(groups, pool, hits_in_language_);
+    for (const Hit& h : hits_in_language_) {
+      if (chunks_[h.label].language == language) translated_hits_.push_back(h);
+    }
+  }
+  std::sort(translated_hits_.begin(), translated_hits_.end(), [](const Hit& a, const Hit& b) {
+    return a.score != b.score ? a.score > b.score : a.label < b.label;
+  });
+  if (translated_hits_.size() > pool) translated_hits_.resize(pool);
 }
 
 void Collection::Rename(std::string name) {
@@ -294,8 +344,8 @@ void Collection::RescoreByPieces(std::string_view query_text, const SearchOption
   query_pieces_ = matcher_->Distinct(query_ids_.data(), query_ids_.size());
   const std::vector<int32_t>& query = query_pieces_;
   for (SearchResult& s : results) {
-    bool candidate = (s.vector_rank >= 0 && static_cast<size_t>(s.vector_rank) < pool) ||
-                     (s.lexical_rank >= 0 && static_cast<size_t>(s.lexical_rank) < pool);
+    auto within = [pool](int rank) { return rank >= 0 && static_cast<size_t>(rank) < pool; };
+    bool candidate = within(s.vector_rank) || within(s.lexical_rank) || within(s.translated_rank);
     if (!candidate || s.label >= pieces_.size()) {
       s.match_score = -1.f;  // not scored: ranks behind every scored candidate
       continue;
@@ -308,14 +358,16 @@ void Collection::RescoreByPieces(std::string_view query_text, const SearchOption
 void Collection::Fuse(SearchMode mode, bool use_vectors, bool rerank, const std::string& query_language,
                       const SearchOptions& opt, std::vector<SearchResult>& results) const {
   for (SearchResult& s : results) {
-    s.score = use_vectors ? s.vector_score : s.lexical_score;
+    s.score = use_vectors ? s.vector_score : std::max(s.lexical_score, opt.translated_weight * s.translated_score);
     if (mode == SearchMode::kHybrid && use_vectors) {
       // The semantic score plus a share of BM25, but only where query and
       // passage share a language: across languages BM25 matches nothing but
       // names and stray tokens, and adding it ranks wrong-language noise up.
+      // There, the BM25 of the query's translation speaks instead.
       const bool same = chunks_[s.label].language == query_language;
       float semantic = rerank ? s.match_score : s.vector_score;
-      s.fused = semantic + (same ? opt.lexical_weight : opt.cross_lexical_weight) * s.lexical_score;
+      s.fused = semantic + (same ? opt.lexical_weight : opt.cross_lexical_weight) * s.lexical_score +
+                (same ? 0.f : opt.translated_weight) * s.translated_score;
     } else {
       s.fused = s.score;
     }
@@ -348,7 +400,8 @@ void Collection::DescribeTop(const SearchResult& top, const std::string& query_l
 
 // Summarises the query as a whole from the retrievers' raw lists (still in
 // vector_hits_ and lexical_hits_, ranked by each retriever alone).
-void Collection::GatherEvidence(const float* q, const std::string& query_language, QueryEvidence& e) const {
+void Collection::GatherEvidence(const float* q, const std::string& query_language, float translated_weight,
+                                QueryEvidence& e) const {
   constexpr size_t kAgreementDepth = 5;
   e = QueryEvidence{};
   e.language = query_language;
@@ -356,6 +409,9 @@ void Collection::GatherEvidence(const float* q, const std::string& query_languag
   for (const Hit& h : lexical_hits_) {
     if (!e.has_vectors || chunks_[h.label].language == query_language) e.best_lexical = std::max(e.best_lexical, h.score);
   }
+  // A passage in another language that the query's translation matches is
+  // lexical evidence too, at the share the ranking gives it.
+  for (const Hit& h : translated_hits_) e.best_lexical = std::max(e.best_lexical, translated_weight * h.score);
   if (!e.has_vectors) return;
   e.typical_cosine = TypicalCosine(q);
   if (!vector_hits_.empty()) {
@@ -513,6 +569,7 @@ void Collection::FinishLoad() {
     throw Error(ErrorCode::kCorruptData, "collection '" + name_ + "' has no vectors section");
   }
   bm25_ = Bm25Index();
+  languages_stale_ = true;
   for (uint32_t label = 0; label < chunks_.size(); ++label) {
     if (alive_[label]) {
       IndexLexical(label);

@@ -13,6 +13,7 @@
 #include "core/index/hnsw_index.h"
 #include "core/index/vector_store.h"
 #include "core/lexical/bm25.h"
+#include "core/lexical/lexicon.h"
 #include "core/search/answerability.h"
 #include "core/search/piece_match.h"
 #include "core/tokenizer/tokenizer.h"
@@ -40,6 +41,10 @@ struct SearchOptions {
   // Chosen on bench/quality's development half (bench/quality/EVAL.md).
   float lexical_weight = 0.75f;
   float cross_lexical_weight = 0.0f;
+  // With a lexicon (EnableLexicon): what BM25 of the query's translation
+  // adds for a passage in another language, and, for lexical ranking, its
+  // share of the lexical score.
+  float translated_weight = 0.5f;
   // Meta text (example questions, usage notes, role-play rules: chunks the
   // knowledge base marks as about itself) ranks this much lower, so it never
   // outranks the content it describes but still answers questions about it.
@@ -62,6 +67,8 @@ struct SearchResult {
   int vector_rank = -1;       // rank within each retriever, -1 when it did not find it
   int lexical_rank = -1;
   float match_score = -1.f;   // piece matching (PieceMatcher), when the collection has it
+  float translated_score = 0.f;  // normalised BM25 of the query's translation into the passage's language
+  int translated_rank = -1;
 };
 
 class Collection {
@@ -109,6 +116,10 @@ class Collection {
   // model's; chunks added later are tokenised as they come.
   void EnablePieceMatch(std::shared_ptr<const PieceMatcher> matcher, std::shared_ptr<const Tokenizer> tokenizer);
   bool piece_match() const { return matcher_ != nullptr; }
+  // BM25 also scores the query's translation (the model's lexicon) against
+  // passages in the collection's other languages.
+  void EnableLexicon(std::shared_ptr<const Lexicon> lexicon);
+  bool translates() const { return lexicon_ != nullptr; }
   // Token-level similarity of two texts through the model's pieces (what
   // hybrid reranks by), for choosing sentences within passages; -1 when
   // piece matching is not enabled.
@@ -137,13 +148,15 @@ class Collection {
  private:
   void IndexLexical(uint32_t label);
   void MaybeBuildHnsw();
-  void GatherEvidence(const float* q, const std::string& query_language, QueryEvidence& e) const;
+  void GatherEvidence(const float* q, const std::string& query_language, float translated_weight, QueryEvidence& e) const;
   void Fuse(SearchMode mode, bool use_vectors, bool rerank, const std::string& query_language, const SearchOptions& opt,
             std::vector<SearchResult>& results) const;
   void SummariseMatches(const std::vector<SearchResult>& results, QueryEvidence& e) const;
   void DescribeTop(const SearchResult& top, const std::string& query_language, bool matched, QueryEvidence& e) const;
   float TypicalCosine(const float* unit_query) const;
   void IndexPieces(uint32_t label);
+  void SearchTranslated(std::string_view query_text, const std::string& query_language, size_t pool) const;
+  const std::vector<std::string>& Languages() const;
   void RescoreByPieces(std::string_view query_text, const SearchOptions& opt, std::vector<SearchResult>& results) const;
 
   std::string name_;
@@ -170,6 +183,10 @@ class Collection {
   std::vector<std::vector<int32_t>> title_pieces_;  // of each chunk's own heading
   std::vector<uint8_t> known_pieces_;               // per vocabulary id: some chunk holds it
   std::vector<int32_t> vocabulary_;                 // the same, as a list
+  std::shared_ptr<const Lexicon> lexicon_;
+  mutable std::vector<Hit> translated_hits_, hits_in_language_;  // per-query scratch
+  mutable std::vector<std::string> languages_;  // of the live passages, rebuilt after a change
+  mutable bool languages_stale_ = true;
   mutable std::vector<int32_t> query_ids_;
   mutable std::vector<int32_t> query_pieces_;
 };

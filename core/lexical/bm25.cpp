@@ -74,8 +74,7 @@ void Bm25Index::PrepareQuery(std::string_view query, std::vector<QueryTerm>& ter
     // Unknown words weigh as much as a word can; known ones by their own
     // rarity, but never less than half of that, so common words alone
     // cannot reach a high score.
-    float weight = id < 0 ? Idf(0) : std::max(idf, 0.5f * Idf(0));
-    max_score += weight * (k1_ + 1.f);
+    max_score += TermWeight(id, idf) * (k1_ + 1.f);
     seen.insert(std::move(w.term));
   });
 }
@@ -101,6 +100,77 @@ void Bm25Index::Search(std::string_view query, size_t k, std::vector<Hit>& out) 
   top_.Reset(k);
   for (uint32_t label : touched_) {
     top_.Push(label, acc_[label] / max_score);
+    acc_[label] = 0.f;
+  }
+  top_.TakeSorted(out);
+}
+
+float Bm25Index::TermWeight(int32_t id, float idf) const {
+  return id < 0 ? Idf(0) : std::max(idf, 0.5f * Idf(0));
+}
+
+// The phrase's terms scored into alt_acc_ (their mean per document, so a
+// two-word translation weighs as one word); returns the most it can score,
+// and `known` whether any of its terms is in the index.
+float Bm25Index::ScorePhrase(std::string_view phrase, float avg_len, bool& known) const {
+  float most = 0.f;
+  PrepareQuery(phrase, query_terms_, most);
+  known = false;
+  alt_touched_.clear();
+  if (query_terms_.empty()) return 0.f;
+  const float share = 1.f / static_cast<float>(query_terms_.size());
+  for (const QueryTerm& qt : query_terms_) {
+    if (qt.term < 0) continue;
+    known = true;
+    for (const Posting& p : postings_[qt.term]) {
+      if (!alive_[p.label]) continue;
+      float tf = static_cast<float>(p.tf);
+      float norm = k1_ * (1.f - b_ + b_ * static_cast<float>(doc_len_[p.label]) / avg_len);
+      if (alt_acc_[p.label] == 0.f) alt_touched_.push_back(p.label);
+      alt_acc_[p.label] += share * qt.idf * tf * (k1_ + 1.f) / (tf + norm);
+    }
+  }
+  return most * share;
+}
+
+void Bm25Index::SearchAlternatives(const std::vector<std::vector<std::string>>& groups, size_t k,
+                                   std::vector<Hit>& out) const {
+  out.clear();
+  if (live_docs_ == 0) return;
+  for (auto* v : {&acc_, &group_acc_, &alt_acc_}) {
+    if (v->size() < alive_.size()) v->resize(alive_.size(), 0.f);
+  }
+  const float avg_len = static_cast<float>(live_len_) / static_cast<float>(live_docs_);
+  float max_score = 0.f;
+  touched_.clear();
+  for (const auto& group : groups) {
+    // A group can score what its best known alternative can: translations
+    // the index has never seen do not raise the bar; a group none of whose
+    // translations it knows weighs as an unknown word does.
+    float group_most = 0.f;
+    bool any_known = false;
+    group_touched_.clear();
+    for (const std::string& phrase : group) {
+      bool known = false;
+      const float most = ScorePhrase(phrase, avg_len, known);
+      if (known) group_most = any_known ? std::max(group_most, most) : most;
+      any_known = any_known || known;
+      for (uint32_t label : alt_touched_) {
+        if (group_acc_[label] == 0.f) group_touched_.push_back(label);
+        group_acc_[label] = std::max(group_acc_[label], alt_acc_[label]);
+        alt_acc_[label] = 0.f;
+      }
+    }
+    max_score += any_known ? group_most : Idf(0) * (k1_ + 1.f);
+    for (uint32_t label : group_touched_) {
+      if (acc_[label] == 0.f) touched_.push_back(label);
+      acc_[label] += group_acc_[label];
+      group_acc_[label] = 0.f;
+    }
+  }
+  top_.Reset(k);
+  for (uint32_t label : touched_) {
+    if (max_score > 0.f) top_.Push(label, std::min(1.f, acc_[label] / max_score));
     acc_[label] = 0.f;
   }
   top_.TakeSorted(out);

@@ -25,6 +25,12 @@ class Bm25Index {
   // One threshold then works across queries: a query made of common words,
   // or mostly of words the index never saw, cannot score high.
   void Search(std::string_view query, size_t k, std::vector<Hit>& out) const;
+  // A query given as groups of alternatives (a translated query: each group
+  // is one source word, each alternative one of its translations, a phrase):
+  // a document scores, per group, its best alternative (the mean of that
+  // phrase's term scores), normalised as Search() normalises, so that three
+  // translations of one word count as one word.
+  void SearchAlternatives(const std::vector<std::vector<std::string>>& groups, size_t k, std::vector<Hit>& out) const;
   // The normalised score of one document, for explaining a hybrid result.
   float Score(std::string_view query, uint32_t label) const;
   // How rare a term (a SplitWords() key) is in the index, in [0, 1]: its idf
@@ -53,7 +59,12 @@ class Bm25Index {
   std::vector<uint8_t> alive_;
   size_t live_docs_ = 0;
   uint64_t live_len_ = 0;
+  float TermWeight(int32_t id, float idf) const;
+  float ScorePhrase(std::string_view phrase, float avg_len, bool& known) const;
+
   mutable std::vector<float> acc_;       // per-label accumulator, reused across queries
+  mutable std::vector<float> group_acc_, alt_acc_;  // SearchAlternatives' per-label scratch
+  mutable std::vector<uint32_t> group_touched_, alt_touched_;
   mutable std::vector<uint32_t> touched_;
   mutable std::vector<QueryTerm> query_terms_;
   mutable std::unordered_set<std::string> seen_terms_;  // per query, buckets kept

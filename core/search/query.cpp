@@ -16,6 +16,7 @@ QueryResponse Query(const Collection& collection, std::string_view text, const f
   so.k = std::max(opt.k, kMinRanked);
   so.mode = vectors ? opt.mode : SearchMode::kLexical;
   so.exact = opt.exact;
+  so.translated_weight = opt.translated_weight;
   // Rank everything: the decision below, not a per-result bar, says what is shown.
   so.threshold = vectors ? -1.f : 0.f;
   QueryResponse r;

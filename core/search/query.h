@@ -23,6 +23,8 @@ struct QueryOptions {
   bool exact = false;
   // Meta passages are neither shown nor counted against k (the persona).
   bool exclude_meta = false;
+  // SearchOptions::translated_weight (a collection with a lexicon).
+  float translated_weight = SearchOptions{}.translated_weight;
 };
 
 struct QueryResponse {

@@ -166,7 +166,7 @@ TEST_CASE("a normaliser trie that steps outside itself is refused before Sentenc
   // and EmbeddingGemma's.
   for (const std::string& path : {std::string(VESPER_TEST_MODEL_DIR) + "/unigram.model",
                                  std::string(VESPER_MODELS_DIR) + "/default/tokenizer.model",
-                                 std::string(VESPER_MODELS_DIR) + "/embeddinggemma-300m/tokenizer.model"}) {
+                                 std::string(VESPER_MODEL_STORE_DIR) + "/embeddinggemma-300m/tokenizer.model"}) {
     INFO(path);
     CHECK_NOTHROW(Tokenizer::FromBytes(test::ReadFile(path)));
   }

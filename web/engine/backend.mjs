@@ -98,6 +98,7 @@ export function failover(primary, fallback, onSwitch) {
     info: primary.info,
     manifest: primary.manifest,
     pieceModel: primary.pieceModel,
+    lexicon: fallback.lexicon,  // the one that outlives a failover
     get backend() {
       return current.backend;
     },

@@ -78,6 +78,8 @@ export async function createEmbedder({
     session = await createSession(ort, manifest, variant, readFile, executionProviders, resolvePath);
     backend = executionProviders[0];
   }
+  // The model's lexicon, when it ships one: what lets BM25 match across languages.
+  const lexicon = manifest.lexicon ? core.lexicon(await readFile(manifest.lexicon.file)) : null;
   const fullDims = manifest.dims;
   const outputName = manifest.output.name;
   const info = {
@@ -137,6 +139,7 @@ export async function createEmbedder({
     tokenizer,
     // The static model's table, for token-level reranking (null for ONNX models).
     pieceModel: runStatic,
+    lexicon,
     // kind: 'query' | 'document'; titles: per text (documents). Resolves to
     // { vectors: Float32Array(n * dims), dims, warnings, tokens, timings }.
     async embed(texts, { kind = 'document', titles = null, batchSize = 8, onProgress = null } = {}) {
@@ -174,6 +177,7 @@ export async function createEmbedder({
     async dispose() {
       tokenizer.dispose();
       runStatic?.dispose();
+      lexicon?.dispose();
       await session?.release?.();
     },
   };

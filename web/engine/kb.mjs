@@ -22,12 +22,14 @@ export function metaHeadingsOf(persona) {
 }
 
 // Equips a collection with what its model offers search: the manifest's
-// answerability calibration (else a plain cosine bar at its threshold) and,
-// for a static model, token-level reranking with its table.
+// answerability calibration (else a plain cosine bar at its threshold),
+// for a static model token-level reranking with its table, and its lexicon
+// for BM25 across languages.
 export function calibrate(db, embedder) {
   const manifest = embedder?.manifest;
   if (!db.model || !manifest) return db;
   if (embedder.pieceModel) db.enablePieceMatch(embedder.tokenizer, embedder.pieceModel);
+  if (embedder.lexicon) db.enableLexicon(embedder.lexicon);
   if (manifest.answerability) {
     db.setAnswerability(manifest.answerability);
   } else if (typeof manifest.threshold === 'number') {

@@ -125,6 +125,11 @@ export function validateManifest(m, source = 'manifest') {
     throw new ManifestError(source, `'threshold' must be a cosine from -1 to 1, not ${JSON.stringify(m.threshold)}`);
   }
   if (m.answerability !== undefined) c.object(m.answerability, 'answerability');
+  // A bilingual lexicon (TSV, core/lexical/lexicon.h) for cross-lingual BM25.
+  if (m.lexicon !== undefined) {
+    c.object(m.lexicon, 'lexicon');
+    c.string(m.lexicon.file, 'lexicon.file');
+  }
   checkVariants(c, m, source);
   return m;
 }

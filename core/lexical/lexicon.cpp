@@ -1,0 +1,191 @@
+#include "core/lexical/lexicon.h"
+
+#include "core/text/words.h"
+#include "core/util/error.h"
+#include "core/util/utf8.h"
+
+namespace vesper {
+namespace {
+
+constexpr size_t kMaxLanguageChars = 8;
+
+std::vector<std::string_view> SplitOn(std::string_view s, char sep) {
+  std::vector<std::string_view> out;
+  size_t start = 0;
+  for (size_t i = 0; i <= s.size(); ++i) {
+    if (i == s.size() || s[i] == sep) {
+      out.push_back(s.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  return out;
+}
+
+bool AllHan(std::string_view s, size_t& count) {
+  count = 0;
+  for (size_t i = 0; i < s.size();) {
+    if (!utf8::IsHan(utf8::Next(s, i))) return false;
+    ++count;
+  }
+  return count > 0;
+}
+
+// A key as the index spells it: the word splitter's terms, space-joined
+// (lower-case, accents folded: "Câmera" and "camera" meet); Chinese as is.
+std::string LatinKey(std::string_view s, size_t& words) {
+  std::string key;
+  words = 0;
+  SplitWords(s, [&](WordSpan&& w) {
+    if (!key.empty()) key += ' ';
+    key += w.term;
+    ++words;
+  });
+  return key;
+}
+
+bool ValidLanguage(std::string_view s) {
+  if (s.empty() || s.size() > kMaxLanguageChars) return false;
+  for (char c : s) {
+    if (c < 'a' || c > 'z') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::shared_ptr<const Lexicon> Lexicon::FromTsv(std::string_view bytes) {
+  if (bytes.size() > kMaxLexiconBytes) {
+    throw Error(ErrorCode::kCorruptData, "lexicon is " + std::to_string(bytes.size()) + " bytes, more than the " +
+                                             std::to_string(kMaxLexiconBytes) + " accepted");
+  }
+  utf8::Require(bytes, "lexicon");
+  auto lexicon = std::make_shared<Lexicon>();
+  size_t line_no = 0;
+  for (std::string_view line : SplitOn(bytes, '\n')) {
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty() || line[0] == '#') continue;
+    lexicon->AddLine(line, line_no);
+  }
+  return lexicon;
+}
+
+void Lexicon::AddLine(std::string_view line, size_t line_no) {
+  auto fail = [&](const std::string& why) {
+    throw Error(ErrorCode::kCorruptData, "lexicon line " + std::to_string(line_no) + ": " + why);
+  };
+  std::vector<std::string_view> f = SplitOn(line, '\t');
+  const bool stop = f.size() == 3 && f[2] == "-";
+  if (!stop && f.size() != 4) fail("expected FROM, WORD, TO, TRANSLATIONS (or FROM, WORD, -) separated by tabs");
+  if (!ValidLanguage(f[0]) || (!stop && !ValidLanguage(f[2]))) fail("a language is a short lower-case code (en, pt, zh)");
+  if (f[1].empty()) fail("empty word");
+  std::string from(f[0]);
+  size_t han = 0, words = 0;
+  std::string key = AllHan(f[1], han) ? std::string(f[1]) : LatinKey(f[1], words);
+  // Keys the search could never meet (punctuation only, too long) are skipped.
+  if (key.empty() || han > kMaxKeyHan || words > kMaxKeyWords) return;
+  languages_.insert(from);
+  ++entries_;
+  if (stop) {
+    stop_.insert(from + '\t' + key);
+  } else {
+    std::string to(f[2]);
+    languages_.insert(to);
+    std::vector<std::string>& list = map_[from + '\t' + to + '\t' + key];
+    for (std::string_view t : SplitOn(f[3], '|')) {
+      if (t.empty()) fail("empty translation");
+      if (list.size() < kMaxTranslations) list.emplace_back(t);
+    }
+  }
+  if (han > max_han_) max_han_ = han;
+  if (words > max_words_) max_words_ = words;
+}
+
+const std::vector<std::string>* Lexicon::Find(const std::string& from, const std::string& to, const std::string& key) const {
+  auto it = map_.find(from + '\t' + to + '\t' + key);
+  return it == map_.end() ? nullptr : &it->second;
+}
+
+bool Lexicon::IsStop(const std::string& from, const std::string& key) const {
+  return stop_.count(from + '\t' + key) > 0;
+}
+
+std::vector<TermGroup> Lexicon::Translate(std::string_view query, const std::string& from, const std::string& to) const {
+  std::vector<TermGroup> out;
+  if (from == to || !Knows(from) || !Knows(to) || utf8::FindInvalid(query) != std::string_view::npos) return out;
+  size_t translated = 0;
+  // Han runs and the text between them are translated each their own way.
+  for (size_t i = 0; i < query.size();) {
+    size_t end = i;
+    const bool han = utf8::IsHan(utf8::Next(query, end));
+    while (end < query.size()) {
+      size_t next = end;
+      if (utf8::IsHan(utf8::Next(query, next)) != han) break;
+      end = next;
+    }
+    std::string_view part = query.substr(i, end - i);
+    if (han) TranslateHan(part, from, to, out, translated);
+    else TranslateWords(part, from, to, out, translated);
+    i = end;
+  }
+  if (!translated) out.clear();
+  return out;
+}
+
+// Longest known phrase first; a function word is dropped; a word the table
+// does not know is kept when it reads as a name, acronym or number (it
+// crosses languages as it is), else dropped (an inflected form, a typo).
+void Lexicon::TranslateWords(std::string_view text, const std::string& from, const std::string& to,
+                             std::vector<TermGroup>& out, size_t& translated) const {
+  std::vector<WordSpan> words = SplitWords(text);
+  for (size_t i = 0; i < words.size();) {
+    size_t taken = 0;
+    for (size_t len = std::min(max_words_, words.size() - i); len >= 1 && !taken; --len) {
+      std::string key = words[i].term;
+      for (size_t k = 1; k < len; ++k) key += ' ' + words[i + k].term;
+      if (IsStop(from, key)) {
+        taken = len;
+      } else if (const auto* t = Find(from, to, key)) {
+        out.push_back(*t);
+        ++translated;
+        taken = len;
+      }
+    }
+    if (!taken) {
+      std::string_view surface = text.substr(words[i].begin, words[i].end - words[i].begin);
+      bool name = false;
+      for (char c : surface) name = name || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+      if (name) out.push_back({words[i].term});
+      taken = 1;
+    }
+    i += taken;
+  }
+}
+
+// Chinese has no spaces: the longest word the table knows at each position.
+void Lexicon::TranslateHan(std::string_view run, const std::string& from, const std::string& to,
+                           std::vector<TermGroup>& out, size_t& translated) const {
+  std::vector<size_t> at;  // byte offset of each character, and the end
+  for (size_t i = 0; i < run.size();) {
+    at.push_back(i);
+    utf8::Next(run, i);
+  }
+  const size_t n = at.size();
+  at.push_back(run.size());
+  for (size_t i = 0; i < n;) {
+    size_t taken = 0;
+    for (size_t len = std::min(max_han_, n - i); len >= 1 && !taken; --len) {
+      std::string key(run.substr(at[i], at[i + len] - at[i]));
+      if (IsStop(from, key)) {
+        taken = len;
+      } else if (const auto* t = Find(from, to, key)) {
+        out.push_back(*t);
+        ++translated;
+        taken = len;
+      }
+    }
+    i += taken ? taken : 1;  // an unknown character alone says little: dropped
+  }
+}
+
+}  // namespace vesper

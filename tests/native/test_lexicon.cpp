@@ -1,0 +1,124 @@
+#include <catch2/catch.hpp>
+
+#include "core/collection/collection.h"
+#include "core/lexical/bm25.h"
+#include "core/lexical/lexicon.h"
+#include "core/util/error.h"
+#include "fake_embedder.h"
+
+using namespace vesper;
+
+namespace {
+
+constexpr const char* kTable =
+    "# a small trilingual table\n"
+    "en\tthe\t-\n"
+    "en\twhy\t-\n"
+    "en\tdid\t-\n"
+    "pt\tpor que\t-\n"
+    "pt\to\t-\n"
+    "zh\t为什么\t-\n"
+    "en\tcamera\tpt\tcâmera|máquina fotográfica\n"
+    "en\tcamera\tzh\t摄像头|照相机\n"
+    "en\tcar\tpt\tcarro|automóvel\n"
+    "en\tneural network\tpt\trede neural\n"
+    "en\tneural\tpt\tneural\n"
+    "pt\tcâmera\ten\tcamera\n"
+    "pt\tcarro\ten\tcar|cart\r\n"
+    "zh\t摄像头\ten\tcamera|webcam\n"
+    "zh\t摄像\ten\tfilming\n"
+    "zh\t特斯拉\ten\tTesla\n";
+
+std::shared_ptr<const Lexicon> Table() { return Lexicon::FromTsv(kTable); }
+
+}  // namespace
+
+TEST_CASE("a lexicon translates content words, longest phrase first, and drops function words", "[lexicon]") {
+  auto lex = Table();
+  CHECK(lex->Knows("en"));
+  CHECK(lex->Knows("zh"));
+  CHECK(!lex->Knows("ja"));
+  auto groups = lex->Translate("Why did the Camera matter?", "en", "pt");
+  REQUIRE(groups.size() == 1);  // "why", "did", "the" dropped; "matter" unknown and lower-case: dropped
+  CHECK(groups[0] == TermGroup{"câmera", "máquina fotográfica"});
+  groups = lex->Translate("neural network cameras Tesla", "en", "pt");
+  // The phrase wins over its first word; "cameras" is unknown (inflected):
+  // dropped; "Tesla" reads as a name: kept as it is.
+  REQUIRE(groups.size() == 2);
+  CHECK(groups[0] == TermGroup{"rede neural"});
+  CHECK(groups[1] == TermGroup{"tesla"});
+  CHECK(lex->Translate("CARRO!", "pt", "en")[0] == TermGroup{"car", "cart"});  // the \r is not part of it
+  CHECK(lex->Translate("câmera", "pt", "zh").empty());  // no pt->zh entries
+  CHECK(lex->Translate("Tesla only", "en", "pt").empty());  // nothing translated: plain BM25 already saw it
+  CHECK(lex->Translate("camera", "en", "en").empty());
+}
+
+TEST_CASE("Chinese is segmented by the longest word the lexicon knows", "[lexicon]") {
+  auto lex = Table();
+  auto groups = lex->Translate("为什么特斯拉只用摄像头？", "zh", "en");
+  // 为什么 is a function word; 只用 unknown characters are dropped; 摄像头
+  // (not 摄像 + 头) is one word.
+  REQUIRE(groups.size() == 2);
+  CHECK(groups[0] == TermGroup{"Tesla"});
+  CHECK(groups[1] == TermGroup{"camera", "webcam"});
+}
+
+TEST_CASE("a malformed lexicon is refused with its line", "[lexicon]") {
+  CHECK_THROWS_WITH(Lexicon::FromTsv("en\tcamera\tpt\n"), Catch::Contains("line 1"));
+  CHECK_THROWS_WITH(Lexicon::FromTsv("# x\nEN\tcamera\tpt\tcâmera\n"), Catch::Contains("line 2"));
+  CHECK_THROWS_WITH(Lexicon::FromTsv("en\tcamera\tpt\tcâmera||x\n"), Catch::Contains("empty translation"));
+  CHECK_THROWS_WITH(Lexicon::FromTsv("en\t\tpt\tx\n"), Catch::Contains("empty word"));
+  try {
+    Lexicon::FromTsv(std::string("en\tc\xff\tpt\tx\n"));
+    FAIL("invalid UTF-8 accepted");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kInvalidUtf8);
+  }
+  // Keys a search can never meet are skipped, not fatal.
+  CHECK(Lexicon::FromTsv("en\t!!!\tpt\tx\n")->entries() == 0);
+}
+
+TEST_CASE("BM25 over alternatives counts a word's translations as one word", "[lexicon]") {
+  Bm25Index bm25;
+  bm25.Add(0, "A câmera da Tesla.");
+  bm25.Add(1, "Uma máquina fotográfica antiga.");
+  bm25.Add(2, "Redes neurais aprendem.");
+  std::vector<Hit> hits, plain;
+  bm25.Search("câmera", 10, plain);
+  REQUIRE(plain.size() == 1);
+  bm25.SearchAlternatives({{"câmera", "máquina fotográfica", "nunca vista"}}, 10, hits);
+  REQUIRE(hits.size() == 2);
+  // One translation matching scores as the word alone would: the other
+  // alternatives (one the index never saw) do not raise the bar.
+  for (const Hit& h : hits) {
+    if (h.label == 0) CHECK(h.score == Approx(plain[0].score));
+    CHECK(h.score > 0.f);
+    CHECK(h.score <= 1.f);
+  }
+  // A group none of whose translations the index holds weighs as an unknown word.
+  bm25.SearchAlternatives({{"câmera"}, {"xyzzy"}}, 10, hits);
+  REQUIRE(hits.size() == 1);
+  CHECK(hits[0].score < 0.6f * plain[0].score);
+}
+
+TEST_CASE("with a lexicon, a query finds the passage written in another language", "[lexicon]") {
+  Collection c("birds", ModelInfo{}, {});
+  std::vector<Chunk> chunks(2);
+  chunks[0].id = "pt";
+  chunks[0].text = "O carro da Tesla vê a estrada sem radar e decide sozinho o que fazer.";
+  chunks[0].language = "pt";
+  chunks[1].id = "en";
+  chunks[1].text = "Backpropagation applies chain rules recursively.";
+  chunks[1].language = "en";
+  c.Add(chunks);
+  SearchOptions opt;
+  opt.mode = SearchMode::kLexical;
+  opt.threshold = 0.f;
+  CHECK(c.Search("Why did the car matter?", nullptr, 0, opt).empty());
+  c.EnableLexicon(Table());
+  auto found = c.Search("Why did the car matter?", nullptr, 0, opt);
+  REQUIRE(found.size() == 1);
+  CHECK(c.chunk(found[0].label).id == "pt");
+  CHECK(found[0].translated_rank == 0);
+  CHECK(found[0].score == Approx(opt.translated_weight * found[0].translated_score));
+}
