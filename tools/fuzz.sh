@@ -2,8 +2,9 @@
 # Fuzzes the core's loaders and text paths with libFuzzer (clang, ASan and
 # UBSan on every object): the pack loader, the static model table, the
 # tokenizer model, the persona file, the chunker, the word splitter / BM25,
-# the answerability calibration of a model manifest and the persona answering
-# a conversation's turn (question and session state)
+# the answerability calibration of a model manifest, the persona answering
+# a conversation's turn (question and session state) and a model's bilingual
+# lexicon with a query translated through it
 # (tests/fuzz/targets.cpp says what each does with an input).
 #
 #   bash tools/fuzz.sh [--seconds N] [--runs R] [--jobs J] [--seed S] [TARGET...]
@@ -16,7 +17,7 @@
 # build-fuzz/crashes/TARGET/; add it under tests/data/fuzz/TARGET/ and to
 # tests/data/fuzz/INDEX so the test command replays it. A campaign is run in
 # pieces: `bash tools/fuzz.sh --campaign --seconds 150` (20 minutes for the
-# eight targets), committing tests/fuzz/ after each; tests/fuzz/CAMPAIGN.md
+# nine targets), committing tests/fuzz/ after each; tests/fuzz/CAMPAIGN.md
 # has the totals.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -40,7 +41,7 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-all_targets=(pack static_model tokenizer_model persona chunker words calibration answer)
+all_targets=(pack static_model tokenizer_model persona chunker words calibration answer lexicon)
 [ ${#targets[@]} -eq 0 ] && targets=("${all_targets[@]}")
 
 out=${VESPER_FUZZ_DIR:-build-fuzz}  # build tree, seeds, corpus and crashes
@@ -56,7 +57,7 @@ cmake --build "$out" -j2 --target fuzz_seeds $(printf 'fuzz_%s ' "${targets[@]}"
 rm -rf "$out/seeds"
 mkdir -p "$out/seeds"
 "$out/fuzz_seeds" "$out/seeds" || exit 1
-mkdir -p "$out/seeds/tokenizer_model" "$out/seeds/persona" "$out/seeds/chunker" "$out/seeds/words" "$out/seeds/calibration" "$out/seeds/answer"
+mkdir -p "$out/seeds/tokenizer_model" "$out/seeds/persona" "$out/seeds/chunker" "$out/seeds/words" "$out/seeds/calibration" "$out/seeds/answer" "$out/seeds/lexicon"
 for kind in unigram bpe; do
   spm_train --input=web/kb/karpathy/000_a7129b241560df3c.txt --model_prefix="$out/seeds/tokenizer_model/$kind" \
     --vocab_size=80 --model_type=$kind --character_coverage=0.98 --hard_vocab_limit=false \
@@ -79,6 +80,12 @@ for q in 'Why did Tesla decide to rely on cameras instead of LiDAR?' 'O que é S
     > "$out/seeds/answer/turn-$i"
   i=$((i + 1))
 done
+# Lexicon slices (the shipped table is MBs): each direction's lines and the
+# function words, then a NUL and a query.
+for lang in en pt zh; do
+  { grep -m 40 -P "^$lang\t" models/default/lexicon.tsv; grep -m 10 -P "^$lang\t[^\t]*\t-$" models/default/lexicon.tsv
+    printf '\0%s' 'Why did Tesla bet on cameras? Por que a câmera? 为什么用摄像头？'; } > "$out/seeds/lexicon/$lang.tsv"
+done
 for t in "${all_targets[@]}"; do
   [ -d "tests/data/fuzz/$t" ] && cp "tests/data/fuzz/$t"/* "$out/seeds/$t/"
 done
@@ -87,7 +94,7 @@ done
 # the regression corpus replays the long ones. Files keep their full size.
 max_len() {
   case "$1" in
-    chunker|words) echo 8192 ;;
+    chunker|words|lexicon) echo 8192 ;;
     *) echo 0 ;;  # libFuzzer's default: the largest seed
   esac
 }

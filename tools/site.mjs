@@ -65,6 +65,7 @@ function writeServiceWorker(out, config) {
     roots.push(`${dir}manifest.json`, `${dir}${manifest.tokenizer.file}`);
     if (manifest.kind === 'static') roots.push(`${dir}${manifest.static.file}`);
     else for (const f of manifest.variants[manifest.defaultVariant].files) roots.push(`${dir}${f.path}`);
+    if (manifest.lexicon) roots.push(`${dir}${manifest.lexicon.file}`);
   }
   const files = [...new Set(roots)].flatMap((r) => (statSync(join(out, r)).isDirectory() ? filesUnder(join(out, r)) : [join(out, r)]));
   const hash = createHash('sha256');

@@ -13,6 +13,7 @@
 #include "core/persona/answer.h"
 #include "core/persona/persona.h"
 #include "core/persona/sentences.h"
+#include "core/lexical/lexicon.h"
 #include "core/text/words.h"
 #include "core/tokenizer/tokenizer.h"
 #include "core/search/answerability.h"
@@ -213,12 +214,33 @@ void Words(const uint8_t* data, size_t size) {
   index.Search(text, 2, hits);
 }
 
+// A model's lexicon (core/lexical/lexicon.h): the table before the first
+// NUL, a query after it, translated between every pair of languages and
+// searched over a two-document index.
+void LexiconTable(const uint8_t* data, size_t size) {
+  const std::string_view all = Text(data, size);
+  const size_t cut = std::min(all.find('\0'), all.size());
+  const std::string_view query = cut < all.size() ? all.substr(cut + 1) : std::string_view("camera 摄像头 câmera");
+  Expecting([&] {
+    auto lexicon = Lexicon::FromTsv(all.substr(0, cut));
+    Bm25Index index;
+    index.Add(0, "a câmera e o carro; the camera and the car");
+    index.Add(1, "摄像头和汽车");
+    std::vector<Hit> hits;
+    for (const char* from : {"en", "pt", "zh"}) {
+      for (const char* to : {"en", "pt", "zh"}) {
+        index.SearchAlternatives(lexicon->Translate(query, from, to), 2, hits);
+      }
+    }
+  });
+}
+
 }  // namespace
 
 const Target kTargets[] = {
     {"pack", Pack},        {"static_model", StaticTable}, {"tokenizer_model", TokenizerModel},
     {"persona", PersonaFile}, {"chunker", Chunker},       {"words", Words},
-    {"calibration", Calibration}, {"answer", Answering},
+    {"calibration", Calibration}, {"answer", Answering},   {"lexicon", LexiconTable},
 };
 const size_t kTargetCount = sizeof(kTargets) / sizeof(kTargets[0]);
 

@@ -29,6 +29,8 @@ start=$SECONDS
 stage fetch bash tools/models/default/fetch-sources.sh "$root/src"
 stage extract /usr/bin/python3 tools/models/default/extract.py "$root/src" "$root/work"
 stage kb_pairs node tools/models/default/kb-pairs.mjs "$root/work/kb-pairs.tsv"
+# The lexicon the core translates queries with (cross-lingual BM25).
+stage lexicon /usr/bin/python3 tools/models/default/lexicon.py "$root/src" "$out/lexicon.tsv"
 rm -f "$out/tokenizer.model"   # retrain the tokenizer too
 # The recipe measured in models/default/eval/notes.md; options given to build.sh come after it and win.
 recipe=(--members 4 --skipgram 4 --sif-per-language --common-components 1 --joint-components 1)
@@ -36,4 +38,4 @@ stage train /usr/bin/python3 tools/models/default/train.py "$root/work" "$out" -
 cp "$root/work/counts.json" "$out/eval/pair-counts.json"
 { echo "{"; cat "$root/times"; echo "\"total\": $((SECONDS - start)), \"cores\": $(nproc)"; echo "}"; } > "$out/eval/build-times.json"
 node tools/models/default/eval.mjs --model "$out" --write-threshold --json "$out/eval/report.json" --markdown "$out/EVAL.md"
-du -b "$out"/tokenizer.model "$out"/model.vtab "$out"/model.onnx
+du -b "$out"/tokenizer.model "$out"/model.vtab "$out"/model.onnx "$out"/lexicon.tsv
