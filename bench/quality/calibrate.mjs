@@ -25,6 +25,7 @@ const { values: opt } = parseArgs({
     model: { type: 'string', default: 'default' },
     write: { type: 'boolean', default: false },
     search: { type: 'string', default: '{}' },  // search options to fit under (JSON), as eval.mjs --search
+    curve: { type: 'string' },  // OUT.svg: the trade-off curve (answered vs rejected as the cut moves)
   },
 });
 const extra = JSON.parse(opt.search);
@@ -150,6 +151,7 @@ async function main() {
   const lexicalCut = chooseCut(lexicalBest, 1);
   process.stdout.write(`lexical packs: best cut on normalised BM25 ${round(lexicalCut.c)} (dev rejected ${lexicalCut.rejected.toFixed(2)}, answered ${lexicalCut.kept.toFixed(2)})\n`);
   const calibration = { method: 'logistic; bench/quality/calibrate.mjs on the development half', floor, languages };
+  if (opt.curve) await writeCurve(ctx, embedder, { w, b, cut: cut.c }, scored);
   process.stdout.write(JSON.stringify(calibration, null, 1) + '\n');
   if (opt.write) {
     const path = join(resolveModel(opt.model).dir, 'manifest.json');
@@ -160,5 +162,68 @@ async function main() {
 }
 
 const round = (x) => Math.round(x * 1000) / 1000;
+
+// Answered (answerable questions the decision keeps) and rejected
+// (unanswerable ones it refuses) at every cut on z.
+function curveOf(rows) {
+  const zs = [...new Set(rows.map((r) => r.z))].sort((p, q) => p - q);
+  const ans = rows.filter((r) => r.answerable);
+  const unans = rows.filter((r) => !r.answerable);
+  return [zs[0] - 1, ...zs, zs.at(-1) + 1].map((c) => ({
+    c,
+    answered: ans.filter((r) => r.z >= c).length / ans.length,
+    rejected: unans.filter((r) => r.z < c).length / unans.length,
+  }));
+}
+
+// The curve on both halves (the held-out half scored with the weights fitted
+// on the development half), as an SVG picture with the chosen cut marked,
+// and its points as TSV beside it.
+async function writeCurve(ctx, embedder, model, devRows) {
+  const held = readQuestionSets(repoRoot).filter((q) => q.split === 'held-out');
+  const qv = await embedder.embed(held.map((q) => q.question), { kind: 'query' });
+  const heldRows = held.map((q, i) => {
+    const r = ctx.db.query(q.question, qv.vectors.subarray(i * qv.dims, (i + 1) * qv.dims), { k: 5, minScore: 0, ...extra });
+    const x = features(r.evidence);
+    return { answerable: answerable(q), z: model.b[LANGUAGES.indexOf(q.lang)] + x.reduce((s, xi, j) => s + xi * model.w[j], 0) };
+  });
+  const curves = { dev: curveOf(devRows), 'held-out': curveOf(heldRows) };
+  const at = (rows) => ({
+    answered: rows.filter((r) => r.answerable && r.z >= model.cut).length / rows.filter((r) => r.answerable).length,
+    rejected: rows.filter((r) => !r.answerable && r.z < model.cut).length / rows.filter((r) => !r.answerable).length,
+  });
+  writeFileSync(opt.curve, tradeoffSvg(curves, { dev: at(devRows), 'held-out': at(heldRows) }));
+  const tsv = Object.entries(curves).flatMap(([half, pts]) => pts.map((p) => `${half}\t${round(p.c)}\t${round(p.answered)}\t${round(p.rejected)}`));
+  writeFileSync(opt.curve.replace(/\.svg$/, '.tsv'), ['half\tcut\tanswered\trejected', ...tsv].join('\n') + '\n');
+}
+
+const SVG = { w: 420, h: 420, pad: 50 };
+const COLORS = { dev: '#3366cc', 'held-out': '#dc7a1f' };
+
+function tradeoffSvg(curves, chosen) {
+  const { w, h, pad } = SVG;
+  const X = (v) => pad + v * (w - 2 * pad);
+  const Y = (v) => h - pad - v * (h - 2 * pad);
+  const lines = Object.entries(curves).map(([half, pts]) =>
+    `<polyline fill="none" stroke="${COLORS[half]}" stroke-width="2" points="${pts.map((p) => `${X(p.rejected).toFixed(1)},${Y(p.answered).toFixed(1)}`).join(' ')}"/>`);
+  const marks = Object.entries(chosen).map(([half, p]) =>
+    `<circle cx="${X(p.rejected).toFixed(1)}" cy="${Y(p.answered).toFixed(1)}" r="5" fill="${COLORS[half]}"/>`);
+  const legend = Object.keys(curves).map((half, i) =>
+    `<text x="${pad + 10}" y="${h - pad - 30 + 16 * i}" fill="${COLORS[half]}" font-size="12">${half} (dot: the chosen cut)</text>`);
+  const ticks = [0, 0.25, 0.5, 0.75, 1].map((t) =>
+    `<text x="${X(t)}" y="${h - pad + 16}" font-size="10" text-anchor="middle">${t}</text><text x="${pad - 8}" y="${Y(t) + 3}" font-size="10" text-anchor="end">${t}</text>`);
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${w}" height="${h}" font-family="sans-serif">
+<rect width="${w}" height="${h}" fill="white"/>
+<rect x="${pad}" y="${pad}" width="${w - 2 * pad}" height="${h - 2 * pad}" fill="none" stroke="#999"/>
+${ticks.join('\n')}
+<text x="${w / 2}" y="${h - 12}" font-size="12" text-anchor="middle">unanswerable questions rejected</text>
+<text x="14" y="${h / 2}" font-size="12" text-anchor="middle" transform="rotate(-90 14 ${h / 2})">answerable questions answered</text>
+<text x="${w / 2}" y="24" font-size="13" text-anchor="middle">The answerability decision as its cut moves (bench/quality)</text>
+${lines.join('\n')}
+${marks.join('\n')}
+${legend.join('\n')}
+</svg>
+`;
+}
 
 await main();

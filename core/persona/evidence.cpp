@@ -12,9 +12,24 @@ namespace vesper {
 
 namespace {
 
+const std::unordered_set<std::string>& RawStopwords();
+
 // Function words of en and pt, and the CJK bigrams of question words: they
 // say how something is asked, not what about.
 const std::unordered_set<std::string>& Stopwords() {
+  // As the word splitter spells them (plurals folded: "whats" -> "what").
+  static const std::unordered_set<std::string> kFolded = [] {
+    std::unordered_set<std::string> out;
+    for (std::string w : RawStopwords()) {
+      FoldPlural(w);
+      out.insert(std::move(w));
+    }
+    return out;
+  }();
+  return kFolded;
+}
+
+const std::unordered_set<std::string>& RawStopwords() {
   static const std::unordered_set<std::string> kWords = {
       "the", "and", "for", "what", "why", "how", "does", "did", "his", "her", "him", "are", "was", "were", "with",
       "that", "this", "from", "about", "which", "who", "when", "where", "you", "your", "can", "should", "would",

@@ -12,7 +12,38 @@ bool IsWordChar(char32_t cp) {
   return utf8::IsLatinLetter(cp) || utf8::IsDigit(cp) || (cp >= 0x250 && cp < 0x2000 && !utf8::IsSpace(cp));
 }
 
+bool EndsWith(const std::string& w, std::string_view end) {
+  return w.size() >= end.size() && std::string_view(w).substr(w.size() - end.size()) == end;
+}
+
+void ReplaceEnd(std::string& w, size_t drop, std::string_view add) {
+  w.resize(w.size() - drop);
+  w += add;
+}
+
 }  // namespace
+
+// Shorter words are left alone: their plurals are mostly function words
+// ("does", "mais", "this") that lists name as they are.
+constexpr size_t kMinFoldedLength = 5;
+
+void FoldPlural(std::string& w) {
+  if (w.size() < kMinFoldedLength || w.back() != 's') return;
+  for (char c : w) {
+    if (c >= '0' && c <= '9') return;  // versions, codes: as they are
+  }
+  if (EndsWith(w, "ies")) return ReplaceEnd(w, 3, "y");   // policies -> policy
+  if (EndsWith(w, "oes")) return ReplaceEnd(w, 3, "ao");  // decisões -> decisao (as decisão folds)
+  if (EndsWith(w, "ais")) return ReplaceEnd(w, 3, "al");  // neurais -> neural
+  if (EndsWith(w, "eis")) return ReplaceEnd(w, 3, "el");  // níveis -> nivel
+  for (std::string_view end : {"sses", "xes", "ches", "shes"}) {
+    if (EndsWith(w, end)) return ReplaceEnd(w, 2, "");    // classes -> class, batches -> batch
+  }
+  for (std::string_view end : {"ss", "us", "is"}) {
+    if (EndsWith(w, end)) return;                         // class, status, analysis
+  }
+  ReplaceEnd(w, 1, "");                                   // cameras -> camera, redes -> rede
+}
 
 void SplitWords(std::string_view text, const std::function<void(WordSpan&&)>& emit) {
   std::string latin;
@@ -22,7 +53,9 @@ void SplitWords(std::string_view text, const std::function<void(WordSpan&&)>& em
   std::vector<Cjk> run;
 
   auto flush_latin = [&] {
-    if (!latin.empty()) emit({std::move(latin), latin_begin, latin_end});
+    if (latin.empty()) return;
+    FoldPlural(latin);
+    emit({std::move(latin), latin_begin, latin_end});
     latin.clear();
   };
   auto flush_cjk = [&] {

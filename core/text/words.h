@@ -1,5 +1,7 @@
 // The lexical index's notion of a word. Latin text: runs of letters and digits,
-// lower-cased with diacritics stripped ("Câmera" and "camera" meet). CJK text
+// lower-cased with diacritics stripped ("Câmera" and "camera" meet), plurals
+// folded to a shared form (FoldPlural: "cameras" meets "camera", "decisões"
+// meets "decisão", "neurais" meets "neural"). CJK text
 // has no spaces, so Han/Kana runs become overlapping character bigrams (a lone
 // character stays a unigram), the usual trick for dictionary-free CJK search.
 #pragma once
@@ -15,6 +17,12 @@ struct WordSpan {
   size_t begin;      // byte range of the surface form in the input
   size_t end;
 };
+
+// The plural folding SplitWords applies to a lower-cased, accent-folded Latin
+// word, for word lists that must meet its terms (stopwords). Language-free:
+// both sides of every match go through it, so a rule only has to map a
+// plural and its singular to one form, in English and Portuguese alike.
+void FoldPlural(std::string& word);
 
 // Calls `emit` for each term of `text` (which must be valid UTF-8).
 void SplitWords(std::string_view text, const std::function<void(WordSpan&&)>& emit);

@@ -41,12 +41,15 @@ TEST_CASE("a lexicon translates content words, longest phrase first, and drops f
   auto groups = lex->Translate("Why did the Camera matter?", "en", "pt");
   REQUIRE(groups.size() == 1);  // "why", "did", "the" dropped; "matter" unknown and lower-case: dropped
   CHECK(groups[0] == TermGroup{"câmera", "máquina fotográfica"});
-  groups = lex->Translate("neural network cameras Tesla", "en", "pt");
-  // The phrase wins over its first word; "cameras" is unknown (inflected):
-  // dropped; "Tesla" reads as a name: kept as it is.
-  REQUIRE(groups.size() == 2);
+  groups = lex->Translate("neural network cameras Tesla Xyzzy quux", "en", "pt");
+  // The phrase wins over its first word; a plural meets its singular's
+  // entry; "Tesla" and "Xyzzy" read as names: kept as they are; "quux" is
+  // unknown and lower-case (an inflected form, a typo): dropped.
+  REQUIRE(groups.size() == 4);
   CHECK(groups[0] == TermGroup{"rede neural"});
-  CHECK(groups[1] == TermGroup{"tesla"});
+  CHECK(groups[1] == TermGroup{"câmera", "máquina fotográfica"});
+  CHECK(groups[2] == TermGroup{"tesla"});
+  CHECK(groups[3] == TermGroup{"xyzzy"});
   CHECK(lex->Translate("CARRO!", "pt", "en")[0] == TermGroup{"car", "cart"});  // the \r is not part of it
   CHECK(lex->Translate("câmera", "pt", "zh").empty());  // no pt->zh entries
   CHECK(lex->Translate("Tesla only", "en", "pt").empty());  // nothing translated: plain BM25 already saw it

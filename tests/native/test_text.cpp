@@ -48,6 +48,11 @@ TEST_CASE("word splitting folds case and accents and makes CJK bigrams", "[text]
   CHECK(terms("Câmera CAMERA ação São-Paulo") == std::vector<std::string>{"camera", "camera", "acao", "sao", "paulo"});
   CHECK(terms("自动驾驶") == std::vector<std::string>{"自动", "动驾", "驾驶"});
   CHECK(terms("用 GPT-2 训练") == std::vector<std::string>{"用", "gpt", "2", "训练"});
+  // Plurals meet their singulars, in English and Portuguese alike; short
+  // words, words with digits and singulars ending in s are left alone.
+  CHECK(terms("cameras policies classes batches decisões neurais níveis redes") ==
+        std::vector<std::string>{"camera", "policy", "class", "batch", "decisao", "neural", "nivel", "rede"});
+  CHECK(terms("does this status analysis gpt4s") == std::vector<std::string>{"does", "this", "status", "analysis", "gpt4s"});
   auto spans = SplitWords("über 摄像头");
   REQUIRE(spans.size() == 3);
   CHECK(spans[0].begin == 0);
