@@ -378,6 +378,7 @@ class JsCollection {
       val out = val::object();
       out.set("results", results);
       out.set("answerable", r.decision.answerable);
+      out.set("unsure", r.decision.unsure);
       out.set("confidence", r.decision.confidence);
       out.set("minScore", r.min_score);
       out.set("evidence", e);

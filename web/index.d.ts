@@ -79,6 +79,8 @@ export interface SearchResult {
   /** When nothing is shown, the nearest passages, for a reader to see what is there. */
   nearMisses: Passage[];
   answerable: boolean;
+  /** Not answerable, but not clearly so: say so beside the near misses, which may hold the answer. */
+  unsure: boolean;
   confidence: number;
   threshold: number;
   query?: { pieces: string[]; ids: Int32Array; length: number; vector: Float32Array | null };

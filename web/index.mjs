@@ -91,7 +91,7 @@ export class Vesper extends EventTarget {
   search(text, { k = 5, threshold = null, database = null, mode = 'hybrid', diagnostics = false } = {}) {
     return guarded(async () => {
       const r = await this.#engine.search(this.#db(database), text, { k, threshold, mode, padTo: diagnostics ? 64 : 0 });
-      const out = { results: r.results, nearMisses: r.nearMisses, answerable: r.answerable, confidence: r.confidence, threshold: r.threshold };
+      const out = { results: r.results, nearMisses: r.nearMisses, answerable: r.answerable, unsure: r.unsure, confidence: r.confidence, threshold: r.threshold };
       return diagnostics ? { ...out, query: r.query, ranked: r.ranked, evidence: r.evidence, timings: r.timings } : out;
     });
   }

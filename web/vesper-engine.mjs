@@ -191,7 +191,8 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
     // Resolves to { results, nearMisses, ranked, answerable, confidence,
     // evidence, query: { pieces, ids, length, vector }, timings, threshold,
     // warnings (a query longer than the model takes) }:
-    // the core decides once whether the database answers the query;
+    // the core decides once whether the database answers the query (unsure:
+    // it does not, but not clearly: say so beside the near misses);
     // `results` are the passages shown (fused order, at or above `threshold`:
     // the slider, default the calibration's floor), `nearMisses` the nearest
     // passages when nothing is shown, so the user is never left empty-handed.
@@ -219,7 +220,7 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
       const results = found.results.filter((r) => r.shown);
       const nearMisses = results.length ? [] : found.results.slice(0, NEAR_MISSES);
       return {
-        results, nearMisses, ranked: found.results, answerable: found.answerable, confidence: found.confidence,
+        results, nearMisses, ranked: found.results, answerable: found.answerable, unsure: found.unsure, confidence: found.confidence,
         evidence: found.evidence, query, timings, threshold: found.minScore, warnings,
       };
     },

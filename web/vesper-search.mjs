@@ -105,12 +105,13 @@ class VesperSearch extends HTMLElement {
     const ticket = (this.ticket = (this.ticket ?? 0) + 1);
     try {
       const threshold = this.hasAttribute('threshold') ? Number(this.getAttribute('threshold')) : null;
-      const { results, nearMisses } = await this.engine.search(this.db, query, { k: Number(this.getAttribute('k') ?? 5), threshold });
+      const { results, nearMisses, unsure } = await this.engine.search(this.db, query, { k: Number(this.getAttribute('k') ?? 5), threshold });
       if (ticket !== this.ticket) return;
       // Nothing answers: the nearest passages, greyed (part="near-miss"), so the reader still sees what is there.
       const shown = results.length ? results : nearMisses.slice(0, NEAR_MISSES);
       this.list.replaceChildren(...shown.map((r) => this.item(r, !results.length)));
-      this.status.textContent = results.length ? '' : 'Nothing here seems to answer that. The nearest passages:';
+      this.status.textContent = results.length ? ''
+        : unsure ? 'Not sure anything here answers that. The closest passages:' : 'Nothing here seems to answer that. The nearest passages:';
       this.dispatchEvent(new CustomEvent('vesper-results', { detail: { query, results } }));
     } catch (err) {
       this.fail(err.message);

@@ -107,6 +107,9 @@ AnswerDecision Decide(const Answerability& a, const QueryEvidence& e) {
   AnswerDecision d;
   d.answerable = z >= 0.f;
   d.confidence = 1.f / (1.f + std::exp(-z));
+  // Only a calibrated decision knows how sure it is: a lexical pack's or an
+  // uncalibrated bar's confidence is a fixed slope around a default cut.
+  d.unsure = !d.answerable && a.calibrated && e.has_vectors && d.confidence >= kUnsureConfidence;
   return d;
 }
 

@@ -65,8 +65,17 @@ struct Answerability {
   static Answerability Uncalibrated(float threshold);
 };
 
+// Below the cut but above this confidence the decision is unsure: clients say
+// so and show the closest passages, rather than "nothing answers this".
+// Chosen on bench/quality's development half: every answerable question the
+// decision refused scored at least 0.3 (5 of the 7 with a relevant passage
+// in the top 5, beside 13 unanswerable ones); below it, only unanswerable ones.
+// Calibrated vector decisions only (see Decide).
+inline constexpr float kUnsureConfidence = 0.3f;
+
 struct AnswerDecision {
   bool answerable = false;
+  bool unsure = false;     // not answerable, but not clearly so (kUnsureConfidence)
   float confidence = 0.f;  // logistic probability (0.5 at the cut)
 };
 

@@ -56,6 +56,12 @@ test('nothing answerable: the page says so, lists near misses and still draws to
   assert.equal(await page.getAttribute('#query-strip', 'data-dims'), '256');
   assert.equal(await page.getAttribute('#match-strip', 'data-dims'), '256');
   await page.screenshot({ path: join(artifacts, 'page-nothing-answerable.png'), fullPage: true });
+  // Refused near the cut (a development question whose answer ranks second):
+  // the page says it is not sure, and lists the closest passages.
+  await page.fill('#query', 'Why does a transformer spend the same effort on an easy word as on a hard math step?');
+  await page.waitForFunction(() => /Not sure/.test(document.querySelector('#results .hint')?.textContent ?? ''));
+  assert.match(await page.textContent('#results .hint'), /^Not sure this database answers that \(confidence 0\.\d\d\)/);
+  assert.ok((await page.$$('#results li.near-miss')).length > 0);
   assert.deepEqual(errors, []);
   await browser.close();
 });

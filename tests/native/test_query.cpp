@@ -71,8 +71,13 @@ TEST_CASE("a calibration reads from the manifest's JSON and refuses what it cann
   e.best_cosine = 0.3f;  // -1 + 4 * 0.3 = 0.2 >= 0
   CHECK(Decide(a, e).answerable);
   CHECK(Decide(a, e).confidence == Approx(1.f / (1.f + std::exp(-0.2f))));
-  e.language = "pt";  // falls back to "*": -2
+  CHECK_FALSE(Decide(a, e).unsure);
+  e.best_cosine = 0.1f;  // -0.6: refused, but with confidence 0.35 (>= kUnsureConfidence): unsure
   CHECK_FALSE(Decide(a, e).answerable);
+  CHECK(Decide(a, e).unsure);
+  e.language = "pt";  // falls back to "*": -2 + 0: confidence 0.12, clearly refused
+  CHECK_FALSE(Decide(a, e).answerable);
+  CHECK_FALSE(Decide(a, e).unsure);
   for (const char* bad : {"[]", "{\"languages\": {}}", R"({"languages": {"en": {"bias": 0, "weights": {}}}})",
                           R"({"languages": {"*": {"bias": 0, "weights": {"shoe_size": 1}}}})",
                           R"({"languages": {"*": {"bias": "high", "weights": {}}}})", "not json"}) {
@@ -90,6 +95,7 @@ TEST_CASE("without a calibration the decision is a cosine bar; lexical evidence 
   CHECK(Decide(bar, e).answerable);
   e.best_cosine = 0.34f;
   CHECK_FALSE(Decide(bar, e).answerable);
+  CHECK_FALSE(Decide(bar, e).unsure);  // confidence 0.45, but an uncalibrated bar is never "unsure"
   QueryEvidence lexical;
   lexical.best_lexical = Answerability::kDefaultLexicalCut + 0.01f;
   CHECK(Decide(bar, lexical).answerable);

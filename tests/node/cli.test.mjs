@@ -171,3 +171,21 @@ test('a folder given as a file, and a session file of the wrong shape, say what 
   assert.equal(ask.code, 1, ask.stdout);
   assert.match(ask.stderr, /bad-session\.json holds a conversation this version cannot read \(.+\); delete it to start a new conversation/);
 });
+
+test('a query the decision refuses without being sure says so, with the closest passages', async () => {
+  const { site } = await import('../browser/helpers.mjs');
+  const pack = join(site(), 'packs/karpathy.pack');  // the default model's, calibrated
+  // A development-half question near the cut (bench/quality/questions-en.tsv en-039):
+  // refused, with confidence in the unsure band, its answer ranked second.
+  const question = 'Why does a transformer spend the same effort on an easy word as on a hard math step?';
+  const json = JSON.parse((await vesper(['search', pack, question, '--json'])).stdout);
+  assert.equal(json.answerable, false);
+  assert.equal(json.unsure, true, `confidence ${json.confidence}`);
+  assert.ok(json.nearMisses.length > 0);
+  const text = await vesper(['search', pack, question]);
+  assert.match(text.stdout, /^not sure the knowledge base answers this \(confidence 0\.\d\d\); the closest passages:/);
+  // Clearly unrelated: refused, and said plainly.
+  const plain = JSON.parse((await vesper(['search', pack, 'What is the boiling point of olive oil in Kelvin?', '--json'])).stdout);
+  assert.equal(plain.answerable, false);
+  assert.equal(plain.unsure, false, `confidence ${plain.confidence}`);
+});

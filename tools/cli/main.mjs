@@ -133,7 +133,7 @@ async function search(argv) {
   const near = found.nearMisses.slice(0, NEAR_MISSES).map(row);
   if (options.json) {
     process.stdout.write(JSON.stringify({
-      answerable: found.answerable, confidence: Number(found.confidence.toFixed(4)), results: out, nearMisses: near,
+      answerable: found.answerable, unsure: found.unsure, confidence: Number(found.confidence.toFixed(4)), results: out, nearMisses: near,
     }) + '\n');
     return 0;
   }
@@ -145,7 +145,9 @@ async function search(argv) {
   if (!out.length) {
     process.stdout.write(found.answerable
       ? `no passage scores above ${found.threshold.toFixed(3)}; the nearest:\n`
-      : 'the knowledge base does not seem to answer this; the nearest passages:\n');
+      : found.unsure
+        ? `not sure the knowledge base answers this (confidence ${found.confidence.toFixed(2)}); the closest passages:\n`
+        : 'the knowledge base does not seem to answer this; the nearest passages:\n');
     near.forEach(print);
   } else {
     out.forEach(print);

@@ -187,7 +187,9 @@ function renderResults() {
     hint.className = 'hint';
     hint.textContent = r.answerable
       ? `No passage scores above ${threshold.toFixed(2)}. The nearest passages:`
-      : `Nothing in this database seems to answer that (confidence ${r.confidence.toFixed(2)}). The nearest passages:`;
+      : r.unsure
+        ? `Not sure this database answers that (confidence ${r.confidence.toFixed(2)}). The closest passages, in case one does:`
+        : `Nothing in this database seems to answer that (confidence ${r.confidence.toFixed(2)}). The nearest passages:`;
     list.append(hint);
     for (const x of r.ranked.slice(0, NEAR_MISSES)) list.append(resultItem(x, r, true));
   }
