@@ -189,3 +189,15 @@ test('a query the decision refuses without being sure says so, with the closest 
   assert.equal(plain.answerable, false);
   assert.equal(plain.unsure, false, `confidence ${plain.confidence}`);
 });
+
+test('models lists what is installed, with sizes, and what fetch-model would download', async () => {
+  const r = await vesper(['models', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const models = new Map(JSON.parse(r.stdout).map((m) => [m.id, m]));
+  const def = Object.values(models.get('vesper-default').variants)[0];
+  assert.ok(def.installed && def.bytes > 1e6, 'the default model is here');
+  const gemma = models.get('embeddinggemma-300m').variants.q8;
+  assert.ok(!gemma.installed && gemma.fetchable && gemma.missing.includes('onnx/model_quantized.onnx'));
+  const text = await vesper(['models']);
+  assert.match(text.stdout, /embeddinggemma-300m \(onnx, 768 dims\)[^]*q8: not downloaded: tools\/vesper fetch-model embeddinggemma-300m --variant q8/);
+});

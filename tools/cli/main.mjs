@@ -7,7 +7,7 @@ import { parseArgs, UsageError } from './args.mjs';
 import { loadCore, openEngine } from './core.mjs';
 import { fetchModel } from './fetch.mjs';
 import { loadTokenizer } from '../../web/engine/embedder.mjs';
-import { fileReader, resolveModel, useModelSpec } from './models.mjs';
+import { fileReader, listModels, resolveModel, useModelSpec } from './models.mjs';
 import { Progress } from './progress.mjs';
 import { writeFileAtomic } from './write.mjs';
 import { citationLabel, metaHeadingsOf } from '../../web/engine/kb.mjs';
@@ -27,6 +27,7 @@ const USAGE = `usage: vesper <command> [options]
   tokenize [--model ID|DIR | --tokenizer FILE.model] [--no-special] [--json] "text"
   embed --model ID|DIR [--dims N] [--document] [--json] "text"
   fetch-model ID|DIR [--variant V] [--allow-unpinned]
+  models [--json]                             the models here and what can be fetched, with sizes
 
   A query, question or text given as "-" is read from standard input.
 `;
@@ -321,7 +322,35 @@ async function personaCommand(argv) {
   return 0;
 }
 
-const COMMANDS = { build, search, ask, persona: personaCommand, inspect, tokenize, embed, 'fetch-model': fetchModelCommand };
+// The models in the search path: per variant installed (with its size) or
+// what fetch-model would download.
+async function modelsCommand(argv) {
+  const { options, positionals } = parseArgs(argv, { json: 'boolean' });
+  if (positionals.length) throw new UsageError('models takes no arguments');
+  const models = listModels();
+  if (options.json) {
+    process.stdout.write(JSON.stringify(models) + '\n');
+    return 0;
+  }
+  const mb = (b) => `${(b / 1e6).toFixed(1)} MB`;
+  for (const m of models) {
+    if (m.error) {
+      process.stdout.write(`${printableLine(m.id)}: broken manifest (${printableLine(m.error)})\n`);
+      continue;
+    }
+    process.stdout.write(`${printableLine(m.id)} (${m.kind}, ${m.dims} dims): ${printableLine(m.name)}\n`);
+    for (const [name, v] of Object.entries(m.variants)) {
+      const status = v.installed ? `installed, ${mb(v.bytes)}`
+        : v.fetchable ? `not downloaded: tools/vesper fetch-model ${m.id} --variant ${name}` : `incomplete: missing ${v.missing.join(', ')}`;
+      process.stdout.write(`  ${printableLine(name)}: ${printableLine(status)}\n`);
+    }
+  }
+  return 0;
+}
+
+const COMMANDS = {
+  build, search, ask, persona: personaCommand, inspect, tokenize, embed, 'fetch-model': fetchModelCommand, models: modelsCommand,
+};
 
 // What the file system said, in words a user can act on (node's own message
 // is "EISDIR: illegal operation on a directory, read").

@@ -7,7 +7,7 @@
 // (downloaded weights, a tokenizer tools/build.sh converts) is kept in the
 // build tree, in $VESPER_MODEL_STORE/<folder>/ (default build/models/); a
 // model in a folder of the user's keeps them in that folder.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { VesperError } from '../../web/engine/errors.mjs';
@@ -72,6 +72,55 @@ export function resolveModel(spec) {
     }
   }
   throw new Error(`no model '${spec}' (looked in ${dirs.join(', ')})`);
+}
+
+// Every model in the search path (first of each id wins), with per variant
+// whether its files are here (and their size) or can be fetched.
+export function listModels() {
+  const seen = new Map();
+  for (const root of modelSearchPath()) {
+    if (!existsSync(root)) continue;
+    for (const name of readdirSync(root).sort()) {
+      const path = join(root, name, 'manifest.json');
+      if (!existsSync(path)) continue;
+      let model;
+      try {
+        model = resolveModel(join(root, name));
+      } catch (err) {
+        seen.set(`${root}/${name}`, { id: name, error: err.message });
+        continue;
+      }
+      if (!seen.has(model.manifest.id)) seen.set(model.manifest.id, describeModel(model));
+    }
+  }
+  return [...seen.values()];
+}
+
+function fileSize(model, path) {
+  for (const dir of [model.dir, model.store]) {
+    const full = resolve(dir, path);
+    if (existsSync(full)) return statSync(full).size;
+  }
+  return null;
+}
+
+function describeModel(model) {
+  const m = model.manifest;
+  const base = [m.tokenizer.file, ...(m.static ? [m.static.file] : []), ...(m.lexicon ? [m.lexicon.file] : [])];
+  const variants = m.kind === 'static' && !m.variants ? { static: { files: [] } } : m.variants;
+  const out = { id: m.id, name: m.name ?? m.id, kind: m.kind, dims: m.dims, dir: model.dir, variants: {} };
+  for (const [name, v] of Object.entries(variants)) {
+    const files = [...new Set([...base, ...v.files.map((f) => f.path)])];
+    const sizes = files.map((f) => fileSize(model, f));
+    const missing = files.filter((f, i) => sizes[i] === null);
+    out.variants[name] = {
+      installed: missing.length === 0,
+      bytes: sizes.reduce((s, x) => s + (x ?? 0), 0),
+      missing,
+      fetchable: missing.length > 0 && v.files.filter((f) => missing.includes(f.path)).every((f) => f.url),
+    };
+  }
+  return out;
 }
 
 // A missing model file, with how to get it: downloaded by fetch-model, or
