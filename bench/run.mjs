@@ -12,6 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { multilingualText } from './text.mjs';
 import { repoRoot } from '../tools/cli/core.mjs';
 
 const quick = process.argv.includes('--quick');
@@ -53,14 +54,10 @@ const machine = {
 const seeds = ['000_a7129b241560df3c', '001_1978079c4e36f2a4', '002_6590c5b5da9c1cba', '003_c06ab8017086ce50', '004_5e780afbf1eb5331']
   .map((s) => join(repoRoot, 'web/kb/karpathy', `${s}.txt`));
 const large = join(work, 'multilingual.txt');
-{
-  // The knowledge base and the default model's aligned text (when it was rebuilt here), about 8 MB.
-  const pairs = join(repoRoot, 'build/default-model/work/pairs.tsv');
-  let text = seeds.map((f) => readFileSync(f, 'utf8')).join('\n');
-  if (existsSync(pairs)) text += '\n' + readFileSync(pairs, 'utf8').split('\n').slice(0, quick ? 20000 : 120000).map((l) => l.split('\t').slice(2).join('\n')).join('\n');
-  else while (text.length < 4e6) text += '\n' + text;
-  writeFileSync(large, text);
-}
+// The knowledge base, the model's aligned text when it was rebuilt here, and
+// the gettext catalogs Debian installs (bench/text.mjs): enough distinct
+// lines on a fresh clone.
+writeFileSync(large, multilingualText(repoRoot, seeds, { pairLimit: quick ? 20000 : 120000 }));
 
 // Shared 2-core VMs drift by tens of percent over minutes, so every timed
 // engine runs `rounds` times, interleaved, and the best run counts; all runs
