@@ -132,6 +132,18 @@ std::vector<TermGroup> Lexicon::Translate(std::string_view query, const std::str
   return out;
 }
 
+// A key the table knows: a function word (dropped) or a word with
+// translations (a group); false when it knows neither.
+bool Lexicon::Take(const std::string& from, const std::string& to, const std::string& key, std::vector<TermGroup>& out,
+                   size_t& translated) const {
+  if (IsStop(from, key)) return true;
+  const auto* t = Find(from, to, key);
+  if (!t) return false;
+  out.push_back(*t);
+  ++translated;
+  return true;
+}
+
 // Longest known phrase first; a function word is dropped; a word the table
 // does not know is kept when it reads as a name, acronym or number (it
 // crosses languages as it is), else dropped (an inflected form, a typo).
@@ -143,13 +155,7 @@ void Lexicon::TranslateWords(std::string_view text, const std::string& from, con
     for (size_t len = std::min(max_words_, words.size() - i); len >= 1 && !taken; --len) {
       std::string key = words[i].term;
       for (size_t k = 1; k < len; ++k) key += ' ' + words[i + k].term;
-      if (IsStop(from, key)) {
-        taken = len;
-      } else if (const auto* t = Find(from, to, key)) {
-        out.push_back(*t);
-        ++translated;
-        taken = len;
-      }
+      if (Take(from, to, key, out, translated)) taken = len;
     }
     if (!taken) {
       std::string_view surface = text.substr(words[i].begin, words[i].end - words[i].begin);
@@ -175,14 +181,7 @@ void Lexicon::TranslateHan(std::string_view run, const std::string& from, const 
   for (size_t i = 0; i < n;) {
     size_t taken = 0;
     for (size_t len = std::min(max_han_, n - i); len >= 1 && !taken; --len) {
-      std::string key(run.substr(at[i], at[i + len] - at[i]));
-      if (IsStop(from, key)) {
-        taken = len;
-      } else if (const auto* t = Find(from, to, key)) {
-        out.push_back(*t);
-        ++translated;
-        taken = len;
-      }
+      if (Take(from, to, std::string(run.substr(at[i], at[i + len] - at[i])), out, translated)) taken = len;
     }
     i += taken ? taken : 1;  // an unknown character alone says little: dropped
   }

@@ -40,6 +40,8 @@ class Lexicon {
   void AddLine(std::string_view line, size_t line_no);
   const std::vector<std::string>* Find(const std::string& from, const std::string& to, const std::string& key) const;
   bool IsStop(const std::string& from, const std::string& key) const;
+  bool Take(const std::string& from, const std::string& to, const std::string& key, std::vector<TermGroup>& out,
+            size_t& translated) const;
   void TranslateWords(std::string_view query, const std::string& from, const std::string& to,
                       std::vector<TermGroup>& out, size_t& translated) const;
   void TranslateHan(std::string_view run, const std::string& from, const std::string& to,
