@@ -392,6 +392,7 @@ class JsCollection {
   }
 
   float Floor() const { return c_.answerability().floor; }
+  bool Calibrated() const { return c_.answerability().calibrated; }
 
   // Token-level reranking with a static model's table (defined below).
   void EnablePieceMatch(const JsTokenizer& tokenizer, const JsStaticModel& model);
@@ -819,6 +820,7 @@ EMSCRIPTEN_BINDINGS(vesper) {
       .function("queryStaged", &JsCollection::QueryStaged)
       .function("setAnswerability", &JsCollection::SetAnswerability)
       .function("floor", &JsCollection::Floor)
+      .function("calibrated", &JsCollection::Calibrated)
       .function("enablePieceMatch", &JsCollection::EnablePieceMatch)
       .function("enableLexicon", &JsCollection::EnableLexicon)
       .function("vectorView", &JsCollection::VectorView)

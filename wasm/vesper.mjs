@@ -266,6 +266,11 @@ class Collection {
   get floor() {
     return this.raw.floor();
   }
+  // Whether the answerability decision was calibrated for the model (its
+  // manifest's "answerability"), or is a plain bar at its threshold.
+  get calibrated() {
+    return this.raw.calibrated();
+  }
   // A copy of a stored (unit) vector, or null for lexical-only collections.
   vector(id) {
     const view = this.raw.vectorView(id);

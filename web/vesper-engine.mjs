@@ -176,10 +176,19 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
     },
 
     // The bar a database's results must reach unless the user moves the
-    // slider: its calibration's floor (cosine), or 0 for lexical databases.
-    defaultThreshold(name) {
+    // slider: its calibration's floor (on the hybrid ranking score), or 0 for
+    // lexical databases and vector-only ranking (the cosine).
+    defaultThreshold(name, mode = 'hybrid') {
       const db = this.require(name);
-      return db.model ? db.floor : 0;
+      // The core keeps it as a float: 0.456 comes back as 0.456000000238.
+      return db.model && mode === 'hybrid' ? Number(db.floor.toFixed(6)) : 0;
+    },
+
+    // Whether a database's bar was calibrated for its model, or is the
+    // manifest's plain threshold (a model shipped without a calibration).
+    calibrated(name) {
+      const db = this.require(name);
+      return Boolean(db.model) && db.calibrated;
     },
 
     require(name) {

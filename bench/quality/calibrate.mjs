@@ -10,8 +10,9 @@
 // The cut is then moved to the point that maximises answerable questions
 // answered (weighted, ANSWER_WEIGHT) plus unanswerable ones rejected (measured on the
 // development half: favouring rejection, with a 0.9 target, cost the users
-// more answers than it saved wrong ones; see bench/quality/EVAL.md). The floor (the slider's default) is the cosine under
-// which relevant passages almost never appear in the top 5.
+// more answers than it saved wrong ones; see bench/quality/EVAL.md). The floor (the slider's default) is the ranking score
+// (what the slider filters and clients print) under which relevant passages
+// almost never appear in the top 5.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -116,7 +117,7 @@ async function main() {
     const r = ctx.db.query(q.question, qv.vectors.subarray(i * qv.dims, (i + 1) * qv.dims), { k: 5, minScore: 0, ...extra });
     const top5 = r.results.slice(0, 5);
     const relevant = top5.filter((x) => isRelevant(q, ctx.byId.get(x.id)));
-    return { q, x: features(r.evidence), answerable: answerable(q), relevantInTop5: relevant.length > 0, relevantCos: relevant.map((x) => x.vectorScore) };
+    return { q, x: features(r.evidence), answerable: answerable(q), relevantInTop5: relevant.length > 0, relevantScores: relevant.map((x) => x.score) };
   });
   const { w, b } = fit(rows.map((r) => r.x), rows.map((r) => (r.answerable ? 1 : 0)), rows.map((r) => LANGUAGES.indexOf(r.q.lang)), LANGUAGES.length);
   const languages = {};
@@ -135,10 +136,9 @@ async function main() {
   // Other languages: the strictest of the three.
   const strictest = LANGUAGES.reduce((m, l) => (languages[l].bias < languages[m].bias ? l : m));
   languages['*'] = { ...languages[strictest] };
-  const cosines = rows.flatMap((r) => r.relevantCos).filter((c) => typeof c === 'number').sort((p, q) => p - q);
-  // Never below 0: piece matching can rank a passage with a near-zero summed
-  // cosine into the top 5, and a slider that starts below 0 means nothing.
-  const floor = Math.max(0, round(cosines[Math.floor((1 - FLOOR_KEEP) * cosines.length)] ?? 0));
+  const scores = rows.flatMap((r) => r.relevantScores).filter((c) => typeof c === 'number').sort((p, q) => p - q);
+  // Never below 0: a slider that starts below 0 means nothing.
+  const floor = Math.max(0, round(scores[Math.floor((1 - FLOOR_KEEP) * scores.length)] ?? 0));
   // Lexical packs have no model and so no manifest: their cut on the best
   // normalised BM25 is the core's default (Answerability::kDefaultLexicalCut),
   // set from what this prints.

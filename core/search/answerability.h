@@ -48,8 +48,8 @@ struct Answerability {
   std::map<std::string, LanguageCalibration> vector_models;
   // A lexical collection decides from lexical evidence alone.
   float lexical_cut = kDefaultLexicalCut;
-  // The lowest cosine a passage may have and still be shown under an
-  // answerable query: the slider's default.
+  // The lowest hybrid ranking score (SearchResult::fused) a passage may have
+  // and still be shown under an answerable query: the slider's default.
   float floor = 0.f;
   bool calibrated = false;  // false: the uncalibrated default below
 

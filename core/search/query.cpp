@@ -32,7 +32,9 @@ QueryResponse Query(const Collection& collection, std::string_view text, const f
   // Without a calibration the user's bar is the whole decision, as before calibrations existed.
   r.decision = !a.calibrated && opt.min_score >= 0.f ? Decide(Answerability::Uncalibrated(opt.min_score), r.evidence)
                                                      : Decide(a, r.evidence);
-  r.min_score = opt.min_score >= 0.f ? opt.min_score : (vectors ? a.floor : 0.f);
+  // The calibration's floor is on the hybrid ranking score (what hybrid
+  // results print); a vector-only ranking prints the cosine, where it does not apply.
+  r.min_score = opt.min_score >= 0.f ? opt.min_score : (vectors && opt.mode == SearchMode::kHybrid ? a.floor : 0.f);
   r.shown.reserve(r.results.size());
   size_t shown = 0;
   for (const SearchResult& s : r.results) {

@@ -21,10 +21,19 @@ test('a database stored with one model answers lexically once another model is i
   const after = await engine.search('birds', 'albatrosses glide', { padTo: 0 });
   assert.equal(after.query.vector, null, 'no query vector of another model is compared with its vectors');
   assert.ok(after.results.concat(after.nearMisses).some((r) => /Albatrosses/.test(r.text)), 'still found, by its words');
-  // What is stored now is embedded by the new model.
+  // What is stored now is embedded by the new model, whose manifest has a
+  // threshold but no calibration: the page says its bar is uncalibrated.
   const db = await engine.store('birds-2', DOCS);
   assert.equal(db.model.id, 'tiny-gemma');
+  assert.equal(engine.calibrated('birds-2'), false);
   assert.ok((await engine.search('birds-2', 'albatross', { padTo: 0 })).query.vector);
+  await engine.dispose();
+});
+
+test('a database of the default model has a calibrated bar', async () => {
+  const engine = await createEngine({ model: join(root, 'models/default') });
+  await engine.store('birds', DOCS);
+  assert.equal(engine.calibrated('birds'), true);
   await engine.dispose();
 });
 

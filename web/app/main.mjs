@@ -157,6 +157,12 @@ async function removeDatabase(name) {
   search();
 }
 
+// What the slider's starting point means for this database.
+function thresholdNote(db) {
+  if (!state.engine.require(db).model) return '(lexical database: word matching only)';
+  return state.engine.calibrated(db) ? '' : '(uncalibrated: this model ships no calibration, so the bar is its manifest\'s threshold)';
+}
+
 function setThreshold(value) {
   $('threshold').value = String(value);
   // step="any": a calibrated threshold (three decimals, e.g. 0.309) is kept exactly, not snapped to a step.
@@ -219,7 +225,8 @@ async function search() {
     const r = await state.engine.search(db, text, { k: 20, mode: $('hybrid').checked ? 'hybrid' : 'vector' });
     if (ticket !== pending) return;
     state.last = { ...r, db, queryText: text };
-    if (!state.thresholdTouched) setThreshold(state.engine.defaultThreshold(db));
+    if (!state.thresholdTouched) setThreshold(state.engine.defaultThreshold(db, $('hybrid').checked ? 'hybrid' : 'vector'));
+    $('threshold-note').textContent = thresholdNote(db);
     const t = r.timings;
     $('timings').textContent = `tokenize ${t.tokenizeMs.toFixed(1)} ms · embed ${t.embedMs.toFixed(1)} ms · search ${t.searchMs.toFixed(1)} ms`;
     $('pieces').replaceChildren(...r.query.pieces.map((p) => el('span', {}, p)));
