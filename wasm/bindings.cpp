@@ -552,13 +552,19 @@ val TruncateNormalizeStaged(size_t rows, size_t in_dims, size_t out_dims) {
   });
 }
 
+// The first n staged bytes (stagingBytes), or kInvalidArgument naming what
+// was to be staged when fewer are there.
+std::string_view StagedBytes(size_t n, const char* what) {
+  if (n > g_bytes.size()) throw Error(ErrorCode::kInvalidArgument, std::string("staged ") + what + " missing");
+  return {reinterpret_cast<const char*>(g_bytes.data()), n};
+}
+
 class JsStaticModel {
  public:
   static JsStaticModel* FromStaged(size_t n) {
     return Guard([&] {
-      if (n > g_bytes.size()) throw Error(ErrorCode::kInvalidArgument, "staged model missing");
       // Built before the wrapper, so a model that fails to load leaks nothing.
-      auto model = StaticModel::FromBytes(std::string_view(reinterpret_cast<const char*>(g_bytes.data()), n));
+      auto model = StaticModel::FromBytes(StagedBytes(n, "model"));
       auto* m = new JsStaticModel();
       m->m_ = std::move(model);
       return m;
@@ -595,9 +601,8 @@ class JsLexicon {
  public:
   static JsLexicon* FromStaged(size_t n) {
     return Guard([&] {
-      if (n > g_bytes.size()) throw Error(ErrorCode::kInvalidArgument, "staged lexicon missing");
       // Built before the wrapper, so a table that fails to load leaks nothing.
-      auto lexicon = Lexicon::FromTsv(std::string_view(reinterpret_cast<const char*>(g_bytes.data()), n));
+      auto lexicon = Lexicon::FromTsv(StagedBytes(n, "lexicon"));
       auto* l = new JsLexicon();
       l->l_ = std::move(lexicon);
       return l;
