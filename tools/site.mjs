@@ -67,6 +67,8 @@ function writeServiceWorker(out, config) {
     else for (const f of manifest.variants[manifest.defaultVariant].files) roots.push(`${dir}${f.path}`);
     if (manifest.lexicon) roots.push(`${dir}${manifest.lexicon.file}`);
   }
+  // The model picker's manifests (their files are downloaded on demand, into web/engine/download.mjs's cache).
+  for (const m of config.models ?? []) roots.push(`${m.folder.replace(/\/?$/, '/')}manifest.json`);
   const files = [...new Set(roots)].flatMap((r) => (statSync(join(out, r)).isDirectory() ? filesUnder(join(out, r)) : [join(out, r)]));
   const hash = createHash('sha256');
   for (const f of files) hash.update(relative(out, f)).update(readFileSync(f));

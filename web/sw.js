@@ -16,7 +16,8 @@ self.addEventListener('install', (event) => {
 self.addEventListener('activate', (event) => {
   event.waitUntil(
     caches.keys()
-      .then((keys) => Promise.all(keys.filter((k) => k.startsWith('vesper-') && k !== CACHE).map((k) => caches.delete(k))))
+      // Old versions of the site go; downloaded models (web/engine/download.mjs) stay.
+      .then((keys) => Promise.all(keys.filter((k) => k.startsWith('vesper-') && k !== CACHE && !k.startsWith('vesper-models')).map((k) => caches.delete(k))))
       .then(() => self.clients.claim()),
   );
 });

@@ -73,6 +73,27 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
   const sameModel = (db) => Boolean(db.model && embedder && db.model.id === embedder.info.id && db.model.dims === embedder.info.dims);
   const queryVector = (text) => embedder.embed([text], { kind: 'query' });
   const collections = new Map();
+  // The loaded model as loadModel chose it (its backend may change later).
+  let active = null;
+  const lost = (now) => {
+    Object.assign(engine.backend, { name: now.backend, reason: now.reason });
+    engine.notice = `${now.reason}.`;
+    onNotice?.(engine.notice);
+  };
+
+  // A collection of `chunks` embedded with `model` (null: lexical), ready to
+  // search; nothing is left behind if it fails.
+  async function buildCollection(name, chunks, model, { vectors = 'float32', onProgress: progress = null, signal = null, onWarning = null } = {}) {
+    const db = calibrate(core.collection(name, model?.info ?? null, { vectors }), model);
+    try {
+      const { warnings } = await addChunks(db, chunks, model, { onProgress: progress, signal, yieldEvery: typeof document !== 'undefined' });
+      for (const w of warnings) onWarning?.(w);
+      return db;
+    } catch (err) {
+      db.dispose();
+      throw err;
+    }
+  }
 
   const engine = {
     core,
@@ -85,24 +106,56 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
     get model() {
       return embedder?.info ?? null;
     },
+    // The loaded model's manifest and folder (null with no model).
+    get manifest() {
+      return active?.manifest ?? null;
+    },
+    get folder() {
+      return active?.folder ?? null;
+    },
     collections,
 
     // Loads a model (a folder; variant and dims default to its manifest's;
-    // files: more folders its files may be in, see loadModel)
-    // for what is stored and searched from now on, replacing the current
-    // one; throws a VesperError if it cannot. Databases keep the model they
-    // were built with: one of another model answers lexically.
-    async useModel(folder, { variant = null, dims = null, files = [] } = {}) {
-      const onSwitch = (now) => {
-        Object.assign(engine.backend, { name: now.backend, reason: now.reason });
-        engine.notice = `${now.reason}.`;
-        onNotice?.(engine.notice);
-      };
-      const chosen = await loadModel({ core, model: folder, files, variant, dims, preferWebGPU, onProgress, onSwitch });
+    // files: more folders its files may be in; cached: downloaded into the
+    // browser's Cache Storage, see web/engine/download.mjs) for what is
+    // stored and searched from now on, replacing the current one; throws a
+    // VesperError if it cannot. Databases keep the model they were built
+    // with: one of another model answers lexically until re-embedded.
+    async useModel(folder, options = {}) {
+      return engine.switchModel(folder, { ...options, reembed: {} });
+    },
+
+    // useModel(), and re-embeds databases with the new model, all or
+    // nothing: reembed maps a database's name to its knowledge base's
+    // documents ([{ source, text }], chunked again with the new model's
+    // tokenizer) or to null (its passages kept as they are, given new
+    // vectors). The model is loaded and the databases rebuilt beside the
+    // current ones; only when all of it succeeded do they replace them, so
+    // a failure or a cancel (signal) leaves the model and every database as
+    // they were. onProgress({ stage: 'download' | 'embed', label, done, total }).
+    async switchModel(folder, { variant = null, dims = null, files = [], cached = false, reembed = {}, metaHeadings = [], onProgress: progress = onProgress, signal = null } = {}) {
+      const chosen = await loadModel({ core, model: folder, files, cached, variant, dims, preferWebGPU, onProgress: progress, onSwitch: (now) => now.embedder === embedder && lost(now) });
+      const rebuilt = new Map();
+      try {
+        for (const [name, docs] of Object.entries(reembed)) {
+          const chunks = docs ? chunkDocuments(core, docs, { tokenizer: chosen.embedder.tokenizer, metaHeadings }) : engine.require(name).chunks();
+          const embedProgress = (p) => progress?.({ stage: 'embed', label: name, ...p });
+          rebuilt.set(name, await buildCollection(name, chunks, chosen.embedder, { onProgress: embedProgress, signal }));
+        }
+      } catch (err) {
+        for (const db of rebuilt.values()) db.dispose();
+        await chosen.embedder.dispose?.();
+        throw err;
+      }
       await embedder?.dispose?.();
+      active = chosen;
       embedder = chosen.embedder;
       engine.backend = { name: chosen.backend, reason: chosen.reason };
       engine.notice = null;
+      for (const [name, db] of rebuilt) {
+        collections.get(name)?.dispose();
+        collections.set(name, db);
+      }
       return embedder.info;
     },
 
@@ -131,26 +184,20 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
     async store(name, docs, { onProgress: progress = null, signal = null, metaHeadings = [], vectors = 'float32', maxTokens = null, onWarning = null } = {}) {
       const chunks = chunkDocuments(core, docs, { tokenizer: embedder?.tokenizer ?? null, metaHeadings, maxTokens });
       if (!chunks.length) throw new VesperError('empty_input', 'the knowledge base is empty: there is nothing to store');
-      const db = calibrate(core.collection(name, embedder?.info ?? null, { vectors }), embedder);
-      try {
-        const { warnings } = await addChunks(db, chunks, embedder, { onProgress: progress, signal, yieldEvery: typeof document !== 'undefined' });
-        for (const w of warnings) onWarning?.(w);
-      } catch (err) {
-        db.dispose();
-        throw err;
-      }
+      const db = await buildCollection(name, chunks, embedder, { vectors, onProgress: progress, signal, onWarning });
       collections.get(name)?.dispose();
       collections.set(name, db);
       return db;
     },
 
-    // Loads every collection of a pack; refused if made by another model.
+    // Loads every collection of a pack; refused if made by another model,
+    // unless anyModel (it is then searched lexically until re-embedded).
     // A collection replaces the database of its name, or with keepBoth is
     // kept beside it as "name (2)", "name (3)", ... (also avoiding the names
     // in `reserved`, e.g. damaged databases still in storage), and
     // onRename(from, to) is told.
-    loadPack(bytes, { keepBoth = false, reserved = [], onRename = null } = {}) {
-      const loaded = core.loadPack(bytes, embedder?.info ?? null);
+    loadPack(bytes, { keepBoth = false, reserved = [], onRename = null, anyModel = false } = {}) {
+      const loaded = core.loadPack(bytes, anyModel ? null : embedder?.info ?? null);
       const taken = new Set([...collections.keys(), ...reserved]);
       for (const db of loaded) {
         if (keepBoth && taken.has(db.name)) {

@@ -52,3 +52,53 @@ test('a model naming a file outside its folder is refused before anything is rea
   await assert.rejects(engine.useModel(dir), { code: 'invalid_argument' });
   await engine.dispose();
 });
+
+test('switchModel re-embeds a database with the new model, all or nothing', async () => {
+  const engine = await createEngine({ model: join(root, 'models/test/static-tiny') });
+  const many = Array.from({ length: 40 }, (_, i) => ({ source: `n${i}.md`, text: `# Note ${i}\n\nAlbatross number ${i} glides over the southern ocean for hours.` }));
+  await engine.store('birds', many);
+  const size = engine.require('birds').size;
+  // Cancelled half-way through the re-embedding: the old model and the old
+  // database stay, as if nothing happened.
+  const controller = new AbortController();
+  const progress = [];
+  await assert.rejects(engine.switchModel(join(root, 'models/test/tiny-gemma'), {
+    reembed: { birds: null }, signal: controller.signal,
+    onProgress: (p) => {
+      progress.push(p.stage);
+      if (p.stage === 'embed' && p.done >= 16) controller.abort();
+    },
+  }), { code: 'cancelled' });
+  assert.ok(progress.includes('embed'));
+  assert.equal(engine.model.id, 'static-tiny');
+  assert.equal(engine.require('birds').model.id, 'static-tiny');
+  assert.equal(engine.require('birds').size, size);
+  assert.ok((await engine.search('birds', 'albatross', { padTo: 0 })).query.vector, 'still searched with its vectors');
+  // Done to the end: the same passages, the new model's vectors.
+  const before = engine.require('birds').chunks().map((c) => c.id);
+  await engine.switchModel(join(root, 'models/test/tiny-gemma'), { reembed: { birds: null } });
+  assert.equal(engine.model.id, 'tiny-gemma');
+  const db = engine.require('birds');
+  assert.equal(db.model.id, 'tiny-gemma');
+  assert.deepEqual(db.chunks().map((c) => c.id), before);
+  const r = await engine.search('birds', 'albatross', { padTo: 0 });
+  assert.equal(r.query.vector.length, 64, 'the query is embedded by the new model and compared');
+  // A knowledge base given as documents is chunked again with the new model.
+  await engine.switchModel(join(root, 'models/test/static-tiny'), { reembed: { birds: DOCS } });
+  assert.equal(engine.require('birds').model.id, 'static-tiny');
+  assert.equal(engine.require('birds').size, 1);
+  await engine.dispose();
+});
+
+test('a pack of another model loads with anyModel, searched by its words', async () => {
+  const engine = await createEngine({ model: join(root, 'models/test/static-tiny') });
+  await engine.store('birds', DOCS);
+  const pack = engine.exportPack('birds');
+  await engine.useModel(join(root, 'models/test/tiny-gemma'));
+  assert.throws(() => engine.loadPack(pack), { code: 'model_mismatch' });
+  assert.deepEqual(engine.loadPack(pack, { anyModel: true }), ['birds']);
+  assert.equal(engine.require('birds').model.id, 'static-tiny');
+  const r = await engine.search('birds', 'albatrosses glide', { padTo: 0 });
+  assert.equal(r.query.vector, null);
+  await engine.dispose();
+});

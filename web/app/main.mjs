@@ -4,6 +4,7 @@
 import { createEngine } from '../vesper-engine.mjs';
 import { citationLabel, metaHeadingsOf } from '../engine/kb.mjs';
 import { drawComparison } from './embedding-view.mjs';
+import { modelPicker, readCatalogue, restoreChoice } from './models.mjs';
 import { friendlyStorageError, storage } from './storage.mjs';
 import { answerNodes, el, highlighted } from './render.mjs';
 
@@ -311,6 +312,31 @@ async function loadDefaultKnowledgeBase(config) {
   $('db-name').value = config.knowledgeBase.name;
 }
 
+// What a model switch re-embeds: the selected database; the default
+// knowledge base from its files (chunked again for the new model), any
+// other from its passages.
+async function reembedPlan(config) {
+  const name = $('db-select').value;
+  if (!name || !state.meta.has(name)) return {};
+  if (name !== config.knowledgeBase.name) return { [name]: null };
+  const docs = await Promise.all(config.knowledgeBase.files.map(async (f) => ({ source: f.split('/').pop(), text: await (await fetch(f)).text() })));
+  return { [name]: docs };
+}
+
+// After a model switch: the re-embedded databases are saved, and the query runs again.
+async function onSwitched(entry, names) {
+  for (const name of names) {
+    const unsaved = await persist(name, state.engine.exportPack(name));
+    if (unsaved) showNotice(unsaved);
+  }
+  const e = state.engine;
+  setStatus(`Ready: ${e.model.id} on ${e.backend.name} (${e.backend.reason})`);
+  $('footer').textContent = `Vector search with vesper using ${e.model.id} on ${e.backend.name}: C++ compiled to WebAssembly.`;
+  state.thresholdTouched = false;
+  showNotice(null);
+  search();
+}
+
 async function main() {
   // Offline after the first visit (web/sw.js). Failing to register only
   // costs the offline mode.
@@ -329,13 +355,18 @@ async function main() {
     },
   });
   const e = state.engine;
+  // A model downloaded on an earlier visit loads from the browser's cache.
+  const catalogue = await readCatalogue(config);
+  const unrestored = await restoreChoice(e, catalogue);
+  if (unrestored) showNotice(`${unrestored}: the default model is in use.`);
   setStatus(e.model ? `Ready: ${e.model.id} on ${e.backend.name} (${e.backend.reason}); loaded in ${e.loadMs.toFixed(0)} ms` : `Ready (lexical search); loaded in ${e.loadMs.toFixed(0)} ms`);
   $('footer').textContent = `Vector search with vesper${e.model ? ` using ${e.model.id} on ${e.backend.name}` : ''}: C++ compiled to WebAssembly.`;
   await loadDefaultKnowledgeBase(config);
 
   for (const rec of await storage.list().catch(() => [])) {
     try {
-      e.loadPack(rec.bytes);
+      // A database of another model than the one in use is kept, searched by its words.
+      e.loadPack(rec.bytes, { anyModel: true });
       state.meta.set(rec.name, rec);
     } catch (err) {
       state.damaged.set(rec.name, err.message);
@@ -368,6 +399,15 @@ async function main() {
       $('persona-line').textContent = `The persona could not be loaded (${err.message}).`;
     }
   }
+  modelPicker({
+    engine: e, catalogue,
+    hooks: {
+      reembedPlan: () => reembedPlan(config),
+      metaHeadings: () => state.metaHeadings,
+      onSwitched,
+      showNotice,
+    },
+  });
   $('chat-form').addEventListener('submit', ask);
   $('chat-reset').addEventListener('click', () => {
     state.conversation = {};

@@ -21,13 +21,20 @@ export const LEXICAL_THRESHOLD = 0.1;
 export class EmbedError extends VesperError {}
 
 // The model's tokenizer with its special-token policy; a tokenizer.json is
-// converted to a SentencePiece model on the way.
+// converted to a SentencePiece model on the way. Where the file is not there
+// (a model downloaded into a browser) its source tokenizer.json is.
 export async function loadTokenizer(core, manifest, readFile) {
   const t = manifest.tokenizer;
-  let bytes = await readFile(t.file);
-  if (t.convert || t.file.endsWith('.json')) {
-    bytes = convertTokenizerJson(JSON.parse(new TextDecoder().decode(bytes))).bytes;
+  let bytes;
+  let json = t.convert || t.file.endsWith('.json');
+  try {
+    bytes = await readFile(t.file);
+  } catch (err) {
+    if (err.code !== 'not_found' || !t.source) throw err;
+    bytes = await readFile(t.source.path);
+    json = true;
   }
+  if (json) bytes = convertTokenizerJson(JSON.parse(new TextDecoder().decode(bytes))).bytes;
   return core.tokenizer(bytes, { addBos: t.addBos, addEos: t.addEos, bosId: t.bosId ?? -1, eosId: t.eosId ?? -1, padId: t.padId ?? -1 });
 }
 

@@ -52,9 +52,26 @@ function checker(source) {
   };
 }
 
-function checkTokenizer(c, t) {
+// A file entry: where it goes (path), where it is downloaded from (url), and
+// what it must be (bytes: its exact size; sha256); approxBytes only sizes a
+// download for people.
+function checkFile(c, f, at, source) {
+  c.object(f, at);
+  c.string(f.path, `${at}.path`);
+  c.string(f.url, `${at}.url`, { optional: true });
+  if (f.sha256 !== undefined && f.sha256 !== null && !/^[0-9a-f]{64}$/i.test(f.sha256)) {
+    throw new ManifestError(source, `'${at}.sha256' must be 64 hex digits or null`);
+  }
+  for (const k of ['bytes', 'approxBytes']) {
+    if (f[k] !== undefined && !Number.isSafeInteger(f[k])) throw new ManifestError(source, `'${at}.${k}' must be a whole number of bytes`);
+  }
+}
+
+function checkTokenizer(c, t, source) {
   c.object(t, 'tokenizer');
   c.string(t.file, 'tokenizer.file');
+  // The tokenizer.json its file is converted from, where it is not built locally.
+  if (t.source !== undefined) checkFile(c, t.source, 'tokenizer.source', source);
   c.bool(t.addBos, 'tokenizer.addBos');
   c.bool(t.addEos, 'tokenizer.addEos');
   c.bool(t.convert, 'tokenizer.convert');
@@ -78,15 +95,7 @@ function checkVariants(c, m, source) {
   for (const [name, v] of Object.entries(m.variants)) {
     c.object(v, `variants.${name}`);
     if (!Array.isArray(v.files)) c.object(undefined, `variants.${name}.files`);
-    v.files.forEach((f, i) => {
-      const at = `variants.${name}.files[${i}]`;
-      c.object(f, at);
-      c.string(f.path, `${at}.path`);
-      c.string(f.url, `${at}.url`, { optional: true });
-      if (f.sha256 !== undefined && f.sha256 !== null && !/^[0-9a-f]{64}$/i.test(f.sha256)) {
-        throw new ManifestError(source, `'${at}.sha256' must be 64 hex digits or null`);
-      }
-    });
+    v.files.forEach((f, i) => checkFile(c, f, `variants.${name}.files[${i}]`, source));
     if (v.providers !== undefined) c.object(v.providers, `variants.${name}.providers`);
   }
   c.string(m.defaultVariant, 'defaultVariant');
@@ -113,7 +122,7 @@ export function validateManifest(m, source = 'manifest') {
     m.matryoshkaDims.forEach((d, i) => c.count(d, `matryoshkaDims[${i}]`, m.dims));
   }
   c.count(m.maxLength, 'maxLength', MAX_LENGTH_LIMIT);
-  checkTokenizer(c, m.tokenizer);
+  checkTokenizer(c, m.tokenizer, source);
   if (m.kind === 'static') {
     c.object(m.static, 'static');
     c.string(m.static.file, 'static.file');
@@ -121,6 +130,11 @@ export function validateManifest(m, source = 'manifest') {
   // A static model may also ship the same model as a graph for ONNX Runtime.
   if (m.kind === 'onnx' || m.variants !== undefined) checkGraph(c, m);
   checkPrompts(c, m.prompts);
+  // What the page's model picker tells people about the model.
+  if (m.card !== undefined) {
+    c.object(m.card, 'card');
+    for (const k of ['languages', 'improves']) c.string(m.card[k], `card.${k}`, { optional: true });
+  }
   if (m.threshold !== undefined && !(typeof m.threshold === 'number' && m.threshold >= -1 && m.threshold <= 1)) {
     throw new ManifestError(source, `'threshold' must be a cosine from -1 to 1, not ${JSON.stringify(m.threshold)}`);
   }

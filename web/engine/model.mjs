@@ -7,6 +7,7 @@
 //
 //   const { embedder, backend, reason } = await loadModel({ core, model: 'models/default/' });
 import { createBrowserEmbedder, urlReader } from './backend.mjs';
+import { cachedReader } from './download.mjs';
 import { VesperError } from './errors.mjs';
 import { parseManifest } from './manifest.mjs';
 
@@ -78,16 +79,19 @@ export function modelFileReader(bases, manifestId, onBytes = null) {
 
 // model: a folder (see folderUrl); variant, dims: the manifest's defaults
 // unless given; files: more folders its files may be in (a local store of
-// downloads, in Node). Resolves to { embedder, backend, reason, manifest, folder };
+// downloads, in Node); cached: its files were downloaded into the browser's
+// Cache Storage (web/engine/download.mjs), read from there first. Resolves to { embedder, backend, reason, manifest, folder };
 // onSwitch(chosen) if WebGPU fails later and WASM takes over. Throws a
 // VesperError when the model cannot be loaded.
-export async function loadModel({ core, model, files = [], variant = null, dims = null, preferWebGPU = true, onProgress = null, onSwitch = null }) {
+export async function loadModel({ core, model, files = [], cached = false, variant = null, dims = null, preferWebGPU = true, onProgress = null, onSwitch = null }) {
   const base = await folderUrl(model);
   const bases = [base, ...(await Promise.all(files.map(folderUrl)))];
   const manifestText = new TextDecoder().decode(await urlReader(base)('manifest.json'));
   const manifest = parseManifest(manifestText, decodeURIComponent(new URL('manifest.json', base).pathname));
   const onBytes = (p) => onProgress?.({ stage: 'download', label: `${manifest.id}: ${p.path.split('/').pop()}`, done: p.done, total: p.total });
-  const readFile = modelFileReader(bases, manifest.id, onBytes);
+  const fromFolders = modelFileReader(bases, manifest.id, onBytes);
+  const fromCache = cached ? cachedReader(manifest, variant ?? manifest.defaultVariant) : null;
+  const readFile = fromCache ? (path) => fromCache(path).catch((err) => (err.code === 'not_found' ? fromFolders(path) : Promise.reject(err))) : fromFolders;
   const { ort, cpu } = manifest.kind === 'static' ? { ort: null, cpu: 'wasm' } : await loadOrt(preferWebGPU && !inNode);
   // onnxruntime-node maps a model file from disk itself (weights can be GBs).
   const resolvePath = cpu === 'cpu' ? await filePathResolver(bases, manifest.id) : null;
