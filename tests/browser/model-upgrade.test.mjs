@@ -154,8 +154,12 @@ test('upgrading the model: picker, interrupted download resumed, cancelled re-em
   // 2. Again: the download resumes where it stopped (a Range request), then
   // re-embedding starts and is cancelled: nothing changes.
   const firstData = hub.requests.filter((r) => r.path === `${REPO}${DATA}`).length;
+  hub.slow = 150;
   await card(page, 'tiny-hub').locator('button').click();
+  await page.waitForFunction(() => / of /.test(document.querySelector('#model-progress-text').textContent));
+  await page.screenshot({ path: join(artifacts, 'model-downloading.png') });
   await page.waitForFunction(() => /re-embedding/.test(document.querySelector('#model-progress-text').textContent), null, { timeout: 120_000 });
+  hub.slow = 0;
   await page.click('#model-cancel');
   await page.waitForFunction(() => /Cancelled/.test(document.querySelector('#model-status').textContent), null, { timeout: 60_000 });
   const resumed = hub.requests.filter((r) => r.path === `${REPO}${DATA}`).slice(firstData);

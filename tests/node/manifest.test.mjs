@@ -77,6 +77,9 @@ test('bad manifests get an invalid_argument error naming what is wrong', () => {
     [JSON.stringify({ ...good, defaultVariant: 'q4' }), /'defaultVariant' names 'q4'/],
     [JSON.stringify({ ...good, variants: { fp32: { files: null } } }), /'variants.fp32.files' must be an object/],
     [JSON.stringify({ ...good, threshold: '0.3' }), /'threshold' must be a cosine/],
+    [JSON.stringify({ ...good, tokenizer: { ...good.tokenizer, source: { path: 'tokenizer.json', sha256: 'abc' } } }), /'tokenizer.source.sha256' must be 64 hex digits/],
+    [JSON.stringify({ ...good, variants: { fp32: { files: [{ path: 'model.onnx', bytes: '12' }] } } }), /'variants.fp32.files\[0\].bytes' must be a whole number of bytes/],
+    [JSON.stringify({ ...good, card: { languages: 3 } }), /'card.languages' must be a non-empty string/],
   ];
   for (const [text, message] of cases) {
     assert.throws(() => parseManifest(text, 'm.json'), (err) => {

@@ -12,7 +12,7 @@ import { el } from './render.mjs';
 const $ = (id) => document.getElementById(id);
 const CHOICE_KEY = 'vesper.model';
 
-const mb = (n) => `${(n / 1e6).toFixed(n < 1e7 ? 1 : 0)} MB`;
+const mb = (n) => (n < 1e6 ? `${Math.round(n / 1e3)} kB` : `${(n / 1e6).toFixed(n < 1e7 ? 1 : 0)} MB`);
 const keyOf = (entry) => `${entry.folder}|${entry.variant ?? ''}`;
 
 // The config's models, each with its manifest: [{ folder, variant, manifest }].
@@ -104,7 +104,8 @@ export function modelPicker({ engine, catalogue, hooks }) {
     const cached = state.sizes.get(keyOf(entry));
     if (cached?.complete) return `downloaded (${mb(cached.cachedBytes)})`;
     const size = downloadSize(entry.manifest, entry.variant);
-    const here = cached?.cachedBytes ? ` (${mb(cached.cachedBytes)} already here)` : '';
+    const have = (cached?.cachedBytes ?? 0) + (cached?.partialBytes ?? 0);
+    const here = have ? ` (${mb(have)} already here)` : '';
     return `${size ? `${size.approx ? 'about ' : ''}${mb(size.bytes)}` : 'size not stated,'} download${here}`;
   }
 
@@ -131,15 +132,15 @@ export function modelPicker({ engine, catalogue, hooks }) {
     const byModel = new Map();
     for (const entry of catalogue.filter(needsDownload)) {
       const s = state.sizes.get(keyOf(entry));
-      if (!s?.cachedBytes) continue;
+      if (!s?.cachedBytes && !s?.partialBytes) continue;
       const seen = byModel.get(entry.manifest.id) ?? { entry, bytes: 0, variants: [] };
-      seen.bytes = Math.max(seen.bytes, s.cachedBytes);
+      seen.bytes = Math.max(seen.bytes, s.cachedBytes + s.partialBytes);
       if (s.complete) seen.variants.push(entry.variant);
       byModel.set(entry.manifest.id, seen);
     }
     for (const [id, { entry, bytes, variants }] of byModel) {
       rows.push(el('tr', {}, el('td', {}, entry.manifest.name ?? id), el('td', {}, variants.join(', ') || 'partly downloaded'),
-        el('td', {}, `${mb(bytes)}+`), el('td', {}, el('button', { type: 'button', className: 'secondary', dataset: { remove: id } }, 'Remove'))));
+        el('td', {}, mb(bytes)), el('td', {}, el('button', { type: 'button', className: 'secondary', dataset: { remove: id } }, 'Remove'))));
     }
     $('downloaded-models').replaceChildren(...rows);
     $('downloaded-none').hidden = rows.length > 0;
@@ -158,7 +159,7 @@ export function modelPicker({ engine, catalogue, hooks }) {
     $('model-cancel').hidden = false;
     await render();
     const name = entry.manifest.name ?? entry.manifest.id;
-    const t0 = performance.now();
+    hooks.showNotice(null);
     let tUse = null;
     try {
       if (needsDownload(entry)) {
@@ -181,8 +182,9 @@ export function modelPicker({ engine, catalogue, hooks }) {
       });
       remember(entry);
       const ms = performance.now() - tUse;
+      progress(undefined);
       await hooks.onSwitched(entry, names);
-      status(`Now using ${name} on ${engine.backend.name} (${engine.backend.reason}).${names.length ? ` '${names.join("', '")}' re-embedded` : ''} Ready in ${(ms / 1000).toFixed(1)} s after the download.`);
+      status(`Now using ${name} on ${engine.backend.name} (${engine.backend.reason}).${names.length ? ` '${names.join("', '")}' re-embedded.` : ''} Ready in ${(ms / 1000).toFixed(1)} s after the download.`);
       $('model-status').dataset.useMs = String(Math.round(ms));
     } catch (err) {
       const still = engine.manifest?.name ?? engine.manifest?.id ?? 'lexical search';

@@ -55,14 +55,18 @@ function storageApi() {
 }
 
 // Whether each downloadable file of a variant is cached: { files: [{ ...file,
-// cached, size }], complete, cachedBytes }.
+// cached, size, partial }], complete, cachedBytes, partialBytes (of
+// interrupted downloads, which resume) }.
 export async function cachedState(manifest, variantName = manifest.defaultVariant) {
   const cache = await storageApi().open(MODEL_CACHE);
+  const partial = await caches.open(PARTIAL_CACHE);
   const files = await Promise.all(downloadableFiles(manifest, variantName).map(async (f) => {
     const hit = await cache.match(f.url);
-    return { ...f, cached: Boolean(hit), size: hit ? Number(hit.headers.get('content-length') ?? 0) : 0 };
+    const pieces = hit ? [] : await storedPieces(partial, f.url);
+    return { ...f, cached: Boolean(hit), size: hit ? Number(hit.headers.get('content-length') ?? 0) : 0, partial: pieces.reduce((s, p) => s + p.blob.size, 0) };
   }));
-  return { files, complete: files.length > 0 && files.every((f) => f.cached), cachedBytes: files.reduce((s, f) => s + f.size, 0) };
+  const sum = (k) => files.reduce((s, f) => s + f[k], 0);
+  return { files, complete: files.length > 0 && files.every((f) => f.cached), cachedBytes: sum('size'), partialBytes: sum('partial') };
 }
 
 // Refuses a download the storage cannot take, before a byte is written.
