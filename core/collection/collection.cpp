@@ -244,7 +244,69 @@ void Collection::EnablePieceMatch(std::shared_ptr<const PieceMatcher> matcher, s
   title_pieces_.assign(chunks_.size(), {});
   known_pieces_.assign(matcher_->vocab(), 0);
   vocabulary_.clear();
+  if (TakeStoredPieces()) return;
   for (uint32_t label = 0; label < chunks_.size(); ++label) IndexPieces(label);
+}
+
+// The pieces a pack stored, if they came from this tokenizer and vocabulary.
+bool Collection::TakeStoredPieces() {
+  std::unique_ptr<StoredPieces> stored = std::move(stored_pieces_);
+  if (!stored || stored->fingerprint != tokenizer_->fingerprint() || stored->vocab != matcher_->vocab()) return false;
+  pieces_ = std::move(stored->pieces);
+  title_pieces_ = std::move(stored->titles);
+  for (uint32_t label = 0; label < chunks_.size(); ++label) AddKnownPieces(label);
+  return true;
+}
+
+namespace {
+
+// Sorted distinct piece ids as a count and LEB128 gaps: a passage's few
+// hundred pieces in a few hundred bytes.
+void PutGaps(ByteWriter& w, const std::vector<int32_t>& ids) {
+  w.varint(static_cast<uint32_t>(ids.size()));
+  for (size_t i = 0; i < ids.size(); ++i) w.varint(static_cast<uint32_t>(ids[i]) - (i ? static_cast<uint32_t>(ids[i - 1]) + 1 : 0));
+}
+
+std::vector<int32_t> GetGaps(ByteReader& r, uint32_t vocab) {
+  const uint32_t n = r.varint();
+  if (n > r.remaining() || n > vocab) r.fail("piece count exceeds the data present");
+  std::vector<int32_t> ids(n);
+  uint64_t next = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    next += r.varint();
+    if (next >= vocab) r.fail("piece id outside the vocabulary");
+    ids[i] = static_cast<int32_t>(next++);
+  }
+  return ids;
+}
+
+}  // namespace
+
+void Collection::SavePieces(ByteWriter& w) const {
+  w.str(tokenizer_->fingerprint());
+  w.u32(static_cast<uint32_t>(matcher_->vocab()));
+  w.u64(chunks_.size());
+  for (uint32_t label = 0; label < chunks_.size(); ++label) {
+    static const std::vector<int32_t> kNone;
+    const bool live = alive_[label] && label < pieces_.size();
+    PutGaps(w, live ? pieces_[label] : kNone);
+    PutGaps(w, live ? title_pieces_[label] : kNone);
+  }
+}
+
+void Collection::LoadPieces(ByteReader& r) {
+  auto stored = std::make_unique<StoredPieces>();
+  stored->fingerprint = r.str();
+  stored->vocab = r.u32();
+  if (r.count(8) != chunks_.size()) r.fail("pieces do not match the chunks");
+  stored->pieces.resize(chunks_.size());
+  stored->titles.resize(chunks_.size());
+  for (uint32_t label = 0; label < chunks_.size(); ++label) {
+    stored->pieces[label] = GetGaps(r, stored->vocab);
+    stored->titles[label] = GetGaps(r, stored->vocab);
+    if (!alive_[label] && !(stored->pieces[label].empty() && stored->titles[label].empty())) r.fail("pieces for a removed chunk");
+  }
+  stored_pieces_ = std::move(stored);
 }
 
 void Collection::EnableLexicon(std::shared_ptr<const Lexicon> lexicon) {
@@ -324,8 +386,12 @@ void Collection::IndexPieces(uint32_t label) {
   ids.clear();
   if (!c.title.empty()) tokenizer_->EncodeIds(c.title.back(), ids);
   title_pieces_[label] = matcher_->Distinct(ids.data(), ids.size());
-  // The collection's vocabulary grows with what is added (a removed chunk's
-  // pieces stay known: harmless for a coverage estimate).
+  AddKnownPieces(label);
+}
+
+// The collection's vocabulary grows with what is added (a removed chunk's
+// pieces stay known: harmless for a coverage estimate).
+void Collection::AddKnownPieces(uint32_t label) {
   for (int32_t id : pieces_[label]) {
     if (!known_pieces_[id]) {
       known_pieces_[id] = 1;
@@ -551,10 +617,16 @@ void Collection::LoadVectors(ByteReader& r) {
   store_ = std::move(s);
 }
 
-void Collection::SaveHnsw(ByteWriter& w) const { hnsw_->Save(w); }
+// The graph, by default without the vectors the vectors section already holds.
+void Collection::SaveHnsw(ByteWriter& w, bool with_vectors) const { hnsw_->Save(w, with_vectors); }
 
-void Collection::LoadHnsw(ByteReader& r, size_t label_bytes) {
-  auto index = std::make_unique<HnswIndex>(HnswIndex::Load(r, label_bytes));
+void Collection::LoadHnsw(ByteReader& r, size_t label_bytes, bool vectors_inline) {
+  const HnswIndex::VectorSource from_store = [this](uint64_t label, float* out) {
+    if (label >= store_.slots() || !store_.alive(static_cast<uint32_t>(label))) return false;
+    store_.Decode(static_cast<uint32_t>(label), out);
+    return true;
+  };
+  auto index = std::make_unique<HnswIndex>(HnswIndex::Load(r, label_bytes, vectors_inline ? nullptr : &from_store));
   if (index->dims() != model_.dims) r.fail("HNSW dims do not match the collection's model");
   for (uint32_t i = 0; i < chunks_.size(); ++i) {
     if (index->Contains(i) != static_cast<bool>(alive_[i])) r.fail("HNSW graph and chunks disagree");
@@ -564,12 +636,23 @@ void Collection::LoadHnsw(ByteReader& r, size_t label_bytes) {
   hnsw_ = std::move(index);
 }
 
+void Collection::SaveBm25(ByteWriter& w) const { bm25_.Save(w); }
+
+void Collection::LoadBm25(ByteReader& r) {
+  bm25_ = Bm25Index::Load(r, alive_);
+  bm25_loaded_ = true;
+}
+
 void Collection::FinishLoad() {
   if (has_vectors() && store_.slots() != chunks_.size()) {
     throw Error(ErrorCode::kCorruptData, "collection '" + name_ + "' has no vectors section");
   }
-  bm25_ = Bm25Index();
   languages_stale_ = true;
+  if (bm25_loaded_) {
+    MaybeBuildHnsw();
+    return;
+  }
+  bm25_ = Bm25Index();
   for (uint32_t label = 0; label < chunks_.size(); ++label) {
     if (alive_[label]) {
       IndexLexical(label);

@@ -137,11 +137,22 @@ class Collection {
   void SaveMeta(ByteWriter& w) const;
   void SaveChunks(ByteWriter& w) const;
   void SaveVectors(ByteWriter& w) const;
-  void SaveHnsw(ByteWriter& w) const;
+  void SaveHnsw(ByteWriter& w, bool with_vectors = false) const;
   static Collection LoadMeta(ByteReader& r);
   void LoadChunks(ByteReader& r);
   void LoadVectors(ByteReader& r);
-  void LoadHnsw(ByteReader& r, size_t label_bytes = 8);
+  // vectors_inline: the graph carries its vectors (packs before version 4);
+  // else they come from the vectors section, loaded before it.
+  void LoadHnsw(ByteReader& r, size_t label_bytes = 8, bool vectors_inline = false);
+  // The lexical index as built (pack version 4): loading it skips re-reading the text.
+  void SaveBm25(ByteWriter& w) const;
+  void LoadBm25(ByteReader& r);
+  // Each chunk's pieces as piece matching uses them (a pieces section, when
+  // the collection matched pieces): kept at load until EnablePieceMatch,
+  // which takes them if its tokenizer and vocabulary are the ones they came
+  // from, instead of tokenising every passage again.
+  void SavePieces(ByteWriter& w) const;
+  void LoadPieces(ByteReader& r);
   // Rebuilds what is derived rather than stored (BM25), after loading.
   void FinishLoad();
 
@@ -169,6 +180,7 @@ class Collection {
   VectorStore store_;
   std::unique_ptr<HnswIndex> hnsw_;
   Bm25Index bm25_;
+  bool bm25_loaded_ = false;  // from a pack's bm25 section: FinishLoad keeps it
   mutable std::vector<Hit> vector_hits_, lexical_hits_;  // per-query scratch
   mutable std::unordered_map<uint32_t, size_t> fused_at_;  // label -> result slot, per query
   mutable std::vector<float> query_;
@@ -182,6 +194,14 @@ class Collection {
   std::vector<std::vector<int32_t>> pieces_;        // per chunk slot, when matching
   std::vector<std::vector<int32_t>> title_pieces_;  // of each chunk's own heading
   std::vector<uint8_t> known_pieces_;               // per vocabulary id: some chunk holds it
+  struct StoredPieces {
+    std::string fingerprint;  // of the tokenizer that made them
+    uint32_t vocab = 0;       // of the model whose weights chose them
+    std::vector<std::vector<int32_t>> pieces, titles;
+  };
+  std::unique_ptr<StoredPieces> stored_pieces_;  // from a pack, until EnablePieceMatch
+  bool TakeStoredPieces();
+  void AddKnownPieces(uint32_t label);
   std::vector<int32_t> vocabulary_;                 // the same, as a list
   std::shared_ptr<const Lexicon> lexicon_;
   mutable std::vector<Hit> translated_hits_, hits_in_language_;  // per-query scratch

@@ -12,7 +12,7 @@ constexpr char kMagic[8] = {'V', 'E', 'S', 'P', 'E', 'R', 'P', 'K'};
 constexpr size_t kHeaderBytes = 8 + 4 + 4 + 8;
 constexpr size_t kEntryBytes = 4 + 4 + 8 + 8 + 4;
 
-enum SectionKind : uint32_t { kMeta = 1, kChunks = 2, kVectors = 3, kHnsw = 4 };
+enum SectionKind : uint32_t { kMeta = 1, kChunks = 2, kVectors = 3, kHnsw = 4, kBm25 = 5, kPieces = 6 };
 
 const char* KindName(uint32_t kind) {
   switch (kind) {
@@ -20,6 +20,8 @@ const char* KindName(uint32_t kind) {
     case kChunks: return "chunks";
     case kVectors: return "vectors";
     case kHnsw: return "hnsw";
+    case kBm25: return "bm25";
+    case kPieces: return "pieces";
   }
   return "unknown";
 }
@@ -78,7 +80,8 @@ std::vector<Section> ReadTable(const uint8_t* data, size_t size, uint32_t& versi
 
 }  // namespace
 
-Bytes SavePack(const std::vector<const Collection*>& collections) {
+Bytes SavePack(const std::vector<const Collection*>& collections, uint32_t version) {
+  if (version != kPackVersion && version != 3) throw Error(ErrorCode::kInvalidArgument, "packs are written as version 3 or 4");
   std::vector<std::pair<Section, Bytes>> parts;
   for (uint32_t ci = 0; ci < collections.size(); ++ci) {
     const Collection& c = *collections[ci];
@@ -91,12 +94,14 @@ Bytes SavePack(const std::vector<const Collection*>& collections) {
     add(kMeta, [&](ByteWriter& w) { c.SaveMeta(w); });
     add(kChunks, [&](ByteWriter& w) { c.SaveChunks(w); });
     if (c.has_vectors()) add(kVectors, [&](ByteWriter& w) { c.SaveVectors(w); });
-    if (c.uses_hnsw()) add(kHnsw, [&](ByteWriter& w) { c.SaveHnsw(w); });
+    if (c.uses_hnsw()) add(kHnsw, [&](ByteWriter& w) { c.SaveHnsw(w, version < 4); });
+    if (version >= 4) add(kBm25, [&](ByteWriter& w) { c.SaveBm25(w); });
+    if (version >= 4 && c.piece_match()) add(kPieces, [&](ByteWriter& w) { c.SavePieces(w); });
   }
   Bytes out;
   ByteWriter w(out);
   w.raw(kMagic, 8);
-  w.u32(kPackVersion);
+  w.u32(version);
   w.u32(static_cast<uint32_t>(parts.size()));
   size_t total_at = w.size();
   w.u64(0);
@@ -151,19 +156,29 @@ std::vector<Collection> ParsePack(const uint8_t* data, size_t size, const ModelI
           break;
         case kHnsw:
           if (!c.has_vectors()) Corrupt("HNSW graph in a lexical-only collection");
-          if (version >= 2) {
+          if (version >= 4) {
             c.LoadHnsw(r);
+          } else if (version >= 2) {
+            c.LoadHnsw(r, 8, true);
           } else {
             // Version 1 copied hnswlib's size_t labels: 8 bytes from native
             // builds, 4 from wasm32. The wrong guess fails validation.
             try {
-              c.LoadHnsw(r, 8);
+              c.LoadHnsw(r, 8, true);
               if (!r.done()) r.fail("unexpected bytes at the end of the section");
             } catch (const Error&) {
               r = ByteReader(data + s.offset, s.size, what);
-              c.LoadHnsw(r, 4);
+              c.LoadHnsw(r, 4, true);
             }
           }
+          break;
+        case kBm25:
+          if (version < 4) Corrupt("bm25 section in a pack older than version 4");
+          c.LoadBm25(r);
+          break;
+        case kPieces:
+          if (version < 4 || !c.has_vectors()) Corrupt("pieces section in a pack older than version 4 or a lexical collection");
+          c.LoadPieces(r);
           break;
         default: Corrupt("unknown section kind " + std::to_string(s.kind));
       }

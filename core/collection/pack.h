@@ -3,7 +3,7 @@
 //   header   "VESPERPK" u32 version, u32 section count, u64 total bytes
 //   table    per section: u32 kind, u32 collection, u64 offset, u64 size, u32 crc32
 //   u32      crc32 of header and table
-//   sections meta | chunks | vectors | hnsw, per collection, each checksummed
+//   sections meta | chunks | vectors | hnsw | bm25 | pieces, per collection, each checksummed
 //
 // Loading checks magic, version, sizes and every checksum before parsing,
 // then parses defensively; a damaged pack is an Error, never a crash.
@@ -18,10 +18,15 @@
 namespace vesper {
 
 // 2: HNSW labels stored as u64 on every platform; 3: a chunk's flag byte may
-// also mark it meta (Chunk::meta), so version-2 readers refuse it by version.
-constexpr uint32_t kPackVersion = 3;
+// also mark it meta (Chunk::meta), so version-2 readers refuse it by version;
+// 4: the HNSW graph leaves out the vectors the vectors section holds; a
+// bm25 section stores the lexical index and a pieces section what piece
+// matching tokenised, so loading rebuilds none of them.
+constexpr uint32_t kPackVersion = 4;
 
-Bytes SavePack(const std::vector<const Collection*>& collections);
+// version: kPackVersion, or 3 (the graph with its vectors, no bm25 section)
+// for a reader that predates version 4, and the tests of loading old packs.
+Bytes SavePack(const std::vector<const Collection*>& collections, uint32_t version = kPackVersion);
 
 // With `expected`, a collection embedded by another model is refused
 // (kModelMismatch) instead of being searched with incomparable vectors.

@@ -243,10 +243,11 @@ void HnswIndex::Search(const float* query, size_t k, float threshold, std::vecto
 
 // hnswlib 0.6.2 saves only to files; this writes the same state to bytes
 // through its public members, and Load validates every link before use.
-// Each node is its level-0 links, its vector and its label as a u64: hnswlib's
-// own memory image natively, but labels are size_t, 4 bytes in wasm32, so
-// the label is written out rather than copied with the image.
-void HnswIndex::Save(ByteWriter& w) const {
+// Each node is its level-0 links, its vector (unless the caller keeps the
+// vectors: then only a deleted node's) and its label as a u64: hnswlib's own
+// memory image natively, but labels are size_t, 4 bytes in wasm32, so the
+// label is written out rather than copied with the image.
+void HnswIndex::Save(ByteWriter& w, bool with_vectors) const {
   const Graph& g = *impl_->graph;
   w.u32(static_cast<uint32_t>(dims_));
   w.u32(params_.M);
@@ -258,7 +259,8 @@ void HnswIndex::Save(ByteWriter& w) const {
   w.u32(g.enterpoint_node_);
   for (size_t i = 0; i < g.cur_element_count; ++i) {
     const char* node = g.data_level0_memory_ + i * g.size_data_per_element_;
-    w.raw(node, g.size_links_level0_ + g.data_size_);
+    const bool inline_vector = with_vectors || g.isMarkedDeleted(static_cast<hnswlib::tableint>(i));
+    w.raw(node, g.size_links_level0_ + (inline_vector ? g.data_size_ : 0));
     w.u64(g.getExternalLabel(static_cast<hnswlib::tableint>(i)));
   }
   for (size_t i = 0; i < g.cur_element_count; ++i) {
@@ -267,7 +269,7 @@ void HnswIndex::Save(ByteWriter& w) const {
   }
 }
 
-HnswIndex HnswIndex::Load(ByteReader& r, size_t label_bytes) {
+HnswIndex HnswIndex::Load(ByteReader& r, size_t label_bytes, const VectorSource* vectors) {
   size_t dims = r.u32();
   if (dims == 0 || dims > 65536) r.fail("implausible HNSW dimensions");
   HnswParams p;
@@ -277,12 +279,13 @@ HnswIndex HnswIndex::Load(ByteReader& r, size_t label_bytes) {
   p.seed = r.u32();
   if (std::string problem = HnswParamsProblem(p); !problem.empty()) r.fail("bad HNSW parameters: " + problem);
   if (label_bytes != 4 && label_bytes != 8) throw Error(ErrorCode::kInvalidArgument, "HNSW labels are 4 or 8 bytes");
-  // Each node is stored as its level-0 links, its vector and its label: the
-  // count is bounded by the bytes present, and the graph's own image (whose
-  // per-node size differs: size_t labels) must fit a size_t, which on wasm32
-  // a crafted count would otherwise wrap into a tiny allocation.
+  // Each node is stored as its level-0 links, its vector (unless the vectors
+  // come from elsewhere) and its label: the count is bounded by the bytes
+  // present, and the graph's own image (whose per-node size differs: size_t
+  // labels) must fit a size_t, which on wasm32 a crafted count would
+  // otherwise wrap into a tiny allocation.
   const uint64_t links0 = uint64_t{2} * p.M * sizeof(hnswlib::tableint) + sizeof(hnswlib::linklistsizeint);
-  const uint64_t stored = links0 + uint64_t{dims} * sizeof(float) + label_bytes;
+  const uint64_t stored = links0 + (vectors ? 0 : uint64_t{dims} * sizeof(float)) + label_bytes;
   uint64_t count = r.count(stored);
   const uint64_t image = links0 + uint64_t{dims} * sizeof(float) + sizeof(hnswlib::labeltype);
   if (count > std::numeric_limits<size_t>::max() / image / 2) r.fail("HNSW graph too large for this build");
@@ -293,12 +296,16 @@ HnswIndex HnswIndex::Load(ByteReader& r, size_t label_bytes) {
   if (count > 0 && (entry >= count || maxlevel > 64)) r.fail("bad HNSW entry point");
   for (size_t i = 0; i < count; ++i) {
     char* node = g.data_level0_memory_ + i * g.size_data_per_element_;
-    std::memcpy(node, r.take(g.size_links_level0_ + g.data_size_), g.size_links_level0_ + g.data_size_);
+    std::memcpy(node, r.take(g.size_links_level0_), g.size_links_level0_);
+    const bool inline_vector = !vectors || g.isMarkedDeleted(static_cast<hnswlib::tableint>(i));
+    if (inline_vector) std::memcpy(node + g.size_links_level0_, r.take(g.data_size_), g.data_size_);
     uint64_t label = label_bytes == 8 ? r.u64() : r.u32();
     if (label > std::numeric_limits<uint32_t>::max()) r.fail("HNSW label out of range");
+    if (!inline_vector && !(*vectors)(label, reinterpret_cast<float*>(node + g.size_links_level0_))) {
+      r.fail("HNSW node names a label with no vector");
+    }
     g.setExternalLabel(static_cast<hnswlib::tableint>(i), static_cast<hnswlib::labeltype>(label));
   }
-
   // A node's links at one level: at most that level's fan-out (2M at level 0,
   // M above), each to a node of the graph; above level 0, to a node that has
   // that level (checked once every node's level is known).

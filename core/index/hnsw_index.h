@@ -7,6 +7,7 @@
 // Search reuses scratch held by the index: one query at a time per index.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -55,10 +56,17 @@ class HnswIndex {
   bool Contains(uint32_t label) const;
   void Search(const float* query, size_t k, float threshold, std::vector<Hit>& out) const;
 
-  void Save(ByteWriter& w) const;
+  // The graph. With a vector source the live nodes' vectors are left out
+  // (the collection's vector store holds them: pack version 4); a node
+  // marked deleted keeps its vector inline, as search still walks through it.
+  void Save(ByteWriter& w, bool with_vectors) const;
+  // Fills `out` (dims floats) with the vector of a live label; false if the
+  // label names no live vector.
+  using VectorSource = std::function<bool(uint64_t label, float* out)>;
   // label_bytes is 8 in everything Save writes; 4 reads graphs saved by
   // wasm32 builds before pack version 2, which copied size_t labels as is.
-  static HnswIndex Load(ByteReader& r, size_t label_bytes = 8);
+  // vectors: where live nodes' vectors come from when Save left them out.
+  static HnswIndex Load(ByteReader& r, size_t label_bytes = 8, const VectorSource* vectors = nullptr);
 
  private:
   struct Impl;

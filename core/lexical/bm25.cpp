@@ -38,6 +38,75 @@ void Bm25Index::Add(uint32_t label, std::string_view text) {
   live_len_ += len;
 }
 
+// Documents' lengths (0 for a removed one), then each term that some live
+// document holds, with its postings in label order.
+void Bm25Index::Save(ByteWriter& w) const {
+  w.u64(alive_.size());
+  for (size_t d = 0; d < alive_.size(); ++d) w.varint(alive_[d] ? doc_len_[d] : 0);
+  // In term order, so the bytes depend on what is indexed, not on the order
+  // terms were first met (an index rebuilt from a pack saves the same bytes).
+  std::vector<std::pair<std::string_view, uint32_t>> live;
+  for (const auto& [term, id] : term_ids_) if (df_[id] > 0) live.emplace_back(term, id);
+  std::sort(live.begin(), live.end());
+  w.u64(live.size());
+  for (const auto& [term, id] : live) {
+    w.str(term);
+    w.varint(df_[id]);
+    // Label gaps and counts as LEB128: most postings take two bytes.
+    uint32_t next = 0;
+    for (const Posting& p : postings_[id]) {
+      if (!alive_[p.label]) continue;
+      w.varint(p.label - next);
+      w.varint(p.tf);
+      next = p.label + 1;
+    }
+  }
+}
+
+Bm25Index Bm25Index::Load(ByteReader& r, const std::vector<uint8_t>& alive) {
+  Bm25Index index;
+  if (r.count(1) != alive.size()) r.fail("BM25 documents do not match the chunks");
+  index.alive_ = alive;
+  index.doc_len_.resize(alive.size());
+  index.doc_terms_.resize(alive.size());
+  for (size_t d = 0; d < alive.size(); ++d) {
+    index.doc_len_[d] = r.varint();
+    if (!alive[d] && index.doc_len_[d]) r.fail("BM25 length for a removed document");
+    if (alive[d]) ++index.live_docs_;
+    index.live_len_ += index.doc_len_[d];
+  }
+  constexpr uint64_t kLeastTermBytes = 4 + 1 + 1 + 2;  // its length, a byte, its count, one posting
+  const uint64_t terms = r.count(kLeastTermBytes);
+  index.postings_.resize(terms);
+  index.df_.resize(terms);
+  index.term_ids_.reserve(terms);
+  std::vector<uint64_t> held(alive.size(), 0);  // tf summed per document, to check its length
+  for (uint32_t id = 0; id < terms; ++id) {
+    std::string term = r.str();
+    if (term.empty() || utf8::FindInvalid(term) != std::string::npos) r.fail("bad BM25 term");
+    if (!index.term_ids_.emplace(std::move(term), id).second) r.fail("duplicate BM25 term");
+    const uint32_t n = r.varint();
+    if (n == 0 || n > r.remaining() / 2) r.fail("bad BM25 posting count");
+    index.df_[id] = n;
+    auto& list = index.postings_[id];
+    list.reserve(n);
+    uint64_t next = 0;
+    for (uint32_t j = 0; j < n; ++j) {
+      const uint64_t label = next + r.varint();
+      const uint32_t tf = r.varint();
+      if (label >= alive.size() || !alive[label] || tf == 0) r.fail("bad BM25 posting");
+      list.push_back({static_cast<uint32_t>(label), tf});
+      index.doc_terms_[label].push_back(id);
+      held[label] += tf;
+      next = label + 1;
+    }
+  }
+  for (size_t d = 0; d < alive.size(); ++d) {
+    if (held[d] != index.doc_len_[d]) r.fail("BM25 document length does not match its postings");
+  }
+  return index;
+}
+
 void Bm25Index::Remove(uint32_t label) {
   if (label >= alive_.size() || !alive_[label]) {
     throw Error(ErrorCode::kNotFound, "lexical entry " + std::to_string(label) + " is not indexed");

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/index/top_k.h"
+#include "core/util/bytes.h"
 
 namespace vesper {
 
@@ -33,6 +34,13 @@ class Bm25Index {
   void SearchAlternatives(const std::vector<std::vector<std::string>>& groups, size_t k, std::vector<Hit>& out) const;
   // The normalised score of one document, for explaining a hybrid result.
   float Score(std::string_view query, uint32_t label) const;
+  // The index as bytes (a pack's bm25 section), and back without
+  // re-reading any text: Load checks every posting against the documents
+  // (`alive`: one flag per label, as the collection's chunks say) and every
+  // document's length against its postings, so a crafted section can point
+  // nowhere and skew no score beyond what its own numbers say.
+  void Save(ByteWriter& w) const;
+  static Bm25Index Load(ByteReader& r, const std::vector<uint8_t>& alive);
   // How rare a term (a SplitWords() key) is in the index, in [0, 1]: its idf
   // over the most any term can have. A word no document holds is 1; one that
   // every document holds is near 0. What sharing the word says about a match.

@@ -26,6 +26,11 @@ class ByteWriter {
     u32(static_cast<uint32_t>(s.size()));
     raw(s.data(), s.size());
   }
+  // LEB128: small numbers (gaps between sorted ids, counts) in one or two bytes.
+  void varint(uint32_t v) {
+    for (; v >= 0x80; v >>= 7) u8(static_cast<uint8_t>(v | 0x80));
+    u8(static_cast<uint8_t>(v));
+  }
   void raw(const void* data, size_t n) {
     const auto* p = static_cast<const uint8_t*>(data);
     out_.insert(out_.end(), p, p + n);
@@ -55,6 +60,16 @@ class ByteReader {
     std::string s(reinterpret_cast<const char*>(p_), n);
     p_ += n;
     return s;
+  }
+  uint32_t varint() {
+    uint32_t v = 0;
+    for (int shift = 0; shift < 35; shift += 7) {
+      const uint8_t b = u8();
+      if (shift == 28 && b > 0x0F) fail("varint overflows 32 bits");
+      v |= uint32_t{b & 0x7Fu} << shift;
+      if (!(b & 0x80)) return v;
+    }
+    fail("varint longer than 5 bytes");
   }
   void raw(void* dst, size_t n) {
     need(n);

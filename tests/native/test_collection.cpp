@@ -168,13 +168,25 @@ TEST_CASE("a stored HNSW graph that names a chunk the collection does not have i
   graph.Add(7, vectors.data());
   Bytes bytes;
   ByteWriter w(bytes);
-  graph.Save(w);
+  graph.Save(w, true);
   ByteReader r(bytes.data(), bytes.size(), "hnsw");
   try {
-    c.LoadHnsw(r);
+    c.LoadHnsw(r, 8, true);
     FAIL("a graph with a label beyond the chunks loaded");
   } catch (const Error& e) {
     CHECK(e.code() == ErrorCode::kCorruptData);
     CHECK(std::string(e.what()).find("name no chunk") != std::string::npos);
+  }
+  // Without its vectors (pack version 4), label 7 has none in the store.
+  Bytes lean;
+  ByteWriter w2(lean);
+  graph.Save(w2, false);
+  ByteReader r2(lean.data(), lean.size(), "hnsw");
+  try {
+    c.LoadHnsw(r2);
+    FAIL("a graph naming a label with no vector loaded");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::kCorruptData);
+    CHECK(std::string(e.what()).find("no vector") != std::string::npos);
   }
 }

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <set>
 
 #include "core/index/dot.h"
@@ -115,14 +116,14 @@ TEST_CASE("HNSW saves to bytes and loads back identically", "[index]") {
   hnsw.Remove(10);
   Bytes saved;
   ByteWriter w(saved);
-  hnsw.Save(w);
+  hnsw.Save(w, true);
   ByteReader r(saved.data(), saved.size(), "test");
   HnswIndex loaded = HnswIndex::Load(r);
   CHECK(r.done());
   CHECK(loaded.size() == hnsw.size());
   Bytes again;
   ByteWriter w2(again);
-  loaded.Save(w2);
+  loaded.Save(w2, true);
   CHECK(again == saved);
   std::vector<Hit> a, b;
   for (size_t q = 0; q < n; q += 37) {
@@ -140,6 +141,39 @@ TEST_CASE("HNSW saves to bytes and loads back identically", "[index]") {
   CHECK(loaded.size() == n - 1 + 3000);
 }
 
+TEST_CASE("HNSW saved without its vectors loads them from a source, a deleted node's inline", "[index]") {
+  const size_t dims = 16, n = 300;
+  auto data = test::ClusteredVectors(n, dims, 6, 0.3f, 9);
+  HnswIndex hnsw(dims);
+  for (size_t i = 0; i < n; ++i) hnsw.Add(static_cast<uint32_t>(i), data.data() + i * dims);
+  hnsw.Remove(42);
+  Bytes full, lean;
+  ByteWriter wf(full), wl(lean);
+  hnsw.Save(wf, true);
+  hnsw.Save(wl, false);
+  // The live nodes' vectors are left out; the deleted one's stays.
+  CHECK(full.size() - lean.size() == (n - 1) * dims * sizeof(float));
+  std::set<uint64_t> asked;
+  const HnswIndex::VectorSource source = [&](uint64_t label, float* out) {
+    if (label >= n || label == 42) return false;
+    asked.insert(label);
+    std::memcpy(out, data.data() + label * dims, dims * sizeof(float));
+    return true;
+  };
+  ByteReader r(lean.data(), lean.size(), "test");
+  HnswIndex loaded = HnswIndex::Load(r, 8, &source);
+  CHECK(r.done());
+  CHECK(asked.size() == n - 1);
+  Bytes again;
+  ByteWriter wa(again);
+  loaded.Save(wa, true);
+  CHECK(again == full);
+  // A source that has no vector for a node's label: refused.
+  const HnswIndex::VectorSource partial = [&](uint64_t label, float* out) { return label != 7 && source(label, out); };
+  ByteReader r2(lean.data(), lean.size(), "test");
+  CHECK_THROWS_AS(HnswIndex::Load(r2, 8, &partial), Error);
+}
+
 TEST_CASE("HNSW load rejects damaged bytes without crashing", "[index]") {
   const size_t dims = 8;
   auto data = test::ClusteredVectors(200, dims, 4, 0.3f, 8);
@@ -147,7 +181,7 @@ TEST_CASE("HNSW load rejects damaged bytes without crashing", "[index]") {
   for (size_t i = 0; i < 200; ++i) hnsw.Add(static_cast<uint32_t>(i), data.data() + i * dims);
   Bytes saved;
   ByteWriter w(saved);
-  hnsw.Save(w);
+  hnsw.Save(w, true);
   for (size_t cut = 0; cut < saved.size(); cut += 97) {
     ByteReader r(saved.data(), cut, "hnsw");
     CHECK_THROWS_AS(HnswIndex::Load(r), Error);
@@ -197,7 +231,7 @@ TEST_CASE("HNSW load rejects crafted graphs: sizes, fan-outs and levels a search
   for (size_t i = 0; i < n; ++i) hnsw.Add(static_cast<uint32_t>(i), data.data() + i * dims);
   Bytes saved;
   ByteWriter w(saved);
-  hnsw.Save(w);
+  hnsw.Save(w, true);
   REQUIRE(Loads(saved));
   const GraphLayout g{dims, Get<uint32_t>(saved, 4), n};
 
@@ -307,7 +341,7 @@ TEST_CASE("HNSW bytes have one layout on every build; wasm32 graphs of pack vers
   for (size_t i = 0; i < n; ++i) hnsw.Add(static_cast<uint32_t>(i * 3 + 1), data.data() + i * dims);
   Bytes saved;
   ByteWriter w(saved);
-  hnsw.Save(w);
+  hnsw.Save(w, true);
   // Labels sit after each node's links and vector as u64, natively and in wasm32.
   const size_t header = 36, node = 4 + 2 * M * 4 + dims * 4;
   for (size_t i : {0, 1, 299}) {
@@ -322,7 +356,7 @@ TEST_CASE("HNSW bytes have one layout on every build; wasm32 graphs of pack vers
   CHECK(r.done());
   Bytes again;
   ByteWriter w2(again);
-  loaded.Save(w2);
+  loaded.Save(w2, true);
   CHECK(again == saved);
   ByteReader wrong(legacy.data(), legacy.size(), "legacy");
   CHECK_THROWS_AS(HnswIndex::Load(wrong, 8), Error);

@@ -117,7 +117,7 @@ TEST_CASE("a pack round trip is bit-exact and searches the same", "[pack]") {
   auto info = InspectPack(bytes.data(), bytes.size());
   CHECK(info.version == kPackVersion);
   CHECK(info.collections.size() == 2);
-  CHECK(info.sections.size() == 2 + 2 + 2);  // meta+chunks each, vectors+hnsw for one
+  CHECK(info.sections.size() == 3 + 3 + 2);  // meta+chunks+bm25 each, vectors+hnsw for one
 }
 
 TEST_CASE("every truncation of a pack is rejected", "[pack]") {
@@ -228,24 +228,49 @@ TEST_CASE("packs keep the vector format", "[pack]") {
   }
 }
 
-TEST_CASE("packs of version 1 load, whichever build wrote their HNSW graph", "[pack]") {
+TEST_CASE("packs of versions 1 to 3 load, whichever build wrote their HNSW graph", "[pack]") {
   auto cs = SmallCollections();
-  Bytes v2 = Save(cs);
-  Bytes wasm_v1 = AsWasmV1Pack(v2, 16, cs[0].options().hnsw.M);
-  REQUIRE(wasm_v1.size() < v2.size());
+  const Bytes current = Save(cs);
+  std::vector<const Collection*> ptrs;
+  for (const auto& c : cs) ptrs.push_back(&c);
+  // Version 3: the graph carries its vectors; no bm25 section.
+  const Bytes v3 = SavePack(ptrs, 3);
+  REQUIRE(InspectPack(v3.data(), v3.size()).version == 3);
+  CHECK(Save(LoadPack(v3.data(), v3.size())) == current);  // and saving writes the current version
+  Bytes wasm_v1 = AsWasmV1Pack(v3, 16, cs[0].options().hnsw.M);
+  REQUIRE(wasm_v1.size() < v3.size());
   CHECK(InspectPack(wasm_v1.data(), wasm_v1.size()).version == 1);
   auto loaded = LoadPack(wasm_v1.data(), wasm_v1.size());
   REQUIRE(loaded.size() == 2);
   CHECK(loaded[0].uses_hnsw());
-  CHECK(Save(loaded) == v2);  // and saving writes the current version
-  Bytes native_v1 = v2;  // native builds wrote version 2's bytes already
+  CHECK(Save(loaded) == current);
+  Bytes native_v1 = v3;  // native builds wrote version 2's bytes already
   native_v1[8] = 1;
   uint32_t count;
   std::memcpy(&count, native_v1.data() + 12, 4);
   size_t table_end = 24 + count * 28;
   uint32_t crc = Crc32(native_v1.data(), table_end);
   std::memcpy(native_v1.data() + table_end, &crc, 4);
-  CHECK(Save(LoadPack(native_v1.data(), native_v1.size())) == v2);
+  CHECK(Save(LoadPack(native_v1.data(), native_v1.size())) == current);
+}
+
+TEST_CASE("a version-4 pack loads its lexical index as saved; a damaged one is refused", "[pack]") {
+  auto cs = SmallCollections();
+  const Bytes bytes = Save(cs);
+  auto loaded = LoadPack(bytes.data(), bytes.size());
+  SearchOptions opt;
+  opt.threshold = 0.f;
+  opt.mode = SearchMode::kLexical;
+  for (const char* q : {"Tesla Autopilot", "neural networks", "camera"}) {
+    auto a = cs[1].Search(q, nullptr, 0, opt);
+    auto b = loaded[1].Search(q, nullptr, 0, opt);
+    REQUIRE(a.size() == b.size());
+    for (size_t i = 0; i < a.size(); ++i) CHECK((a[i].label == b[i].label && a[i].fused == b[i].fused));
+  }
+  // Adding after a load keeps labels aligned.
+  auto more = ChunkDocument("more.md", "# More\n\nAlbatrosses glide over the ocean.");
+  loaded[1].Add(more);
+  CHECK(loaded[1].Search("albatross", nullptr, 0, opt).size() == 1);
 }
 
 namespace {

@@ -8,6 +8,7 @@
 
 #include "core/chunker/chunker.h"
 #include "core/collection/collection.h"
+#include "core/collection/pack.h"
 #include "core/embed/pipeline.h"
 #include "core/embed/static_model.h"
 #include "core/persona/answer.h"
@@ -90,6 +91,26 @@ struct World {
 const World& TheWorld() {
   static World w;
   return w;
+}
+
+TEST_CASE("a pack keeps what piece matching tokenised: the loaded collection ranks the same", "[pack][persona]") {
+  const World& w = TheWorld();
+  const Bytes bytes = SavePack({w.db.get()});
+  auto loaded = LoadPack(bytes.data(), bytes.size());
+  REQUIRE(loaded.size() == 1);
+  Collection& db = loaded[0];
+  db.set_answerability(w.db->answerability());
+  db.EnablePieceMatch(std::make_shared<PieceMatcher>(w.model), w.tok);
+  CHECK(SavePack({&db}) == bytes);
+  SearchOptions opt;
+  opt.threshold = 0.f;
+  for (const char* q : {"Why did Tesla drop LiDAR?", "Por que a Tesla abandonou o LiDAR?", "什么是软件2.0", "feijoada recipe"}) {
+    std::vector<float> v = w.Embed(q);
+    auto a = w.db->Search(q, v.data(), v.size(), opt);
+    auto b = db.Search(q, v.data(), v.size(), opt);
+    REQUIRE(a.size() == b.size());
+    for (size_t i = 0; i < a.size(); ++i) CHECK((a[i].label == b[i].label && a[i].fused == b[i].fused));
+  }
 }
 
 bool FirstPerson(const std::string& text, const std::string& lang) {

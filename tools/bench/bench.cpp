@@ -8,6 +8,7 @@
 //                                              the same on shared float32/int32 files (bench/run.mjs);
 //                                              GRAPH caches the built graph
 //   vesper_bench scan-formats [n dims]         fp32, int8, 1-bit + rescore vs a plain pass over the bytes
+//   vesper_bench load PACK [repeats]           loading a pack from bytes in memory (best of repeats)
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -18,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "core/collection/pack.h"
 #include "core/index/dot.h"
 #include "core/index/hnsw_index.h"
 #include "core/index/vector_store.h"
@@ -181,7 +183,7 @@ int HnswFile(int argc, char** argv) {
     for (size_t i = 0; i < n; ++i) index.Add(static_cast<uint32_t>(i), data.data() + i * dims);
     build = Seconds(t0, Clock::now());
     ByteWriter w(saved);
-    index.Save(w);
+    index.Save(w, true);
     if (cache) std::ofstream(cache, std::ios::binary).write(reinterpret_cast<const char*>(saved.data()), saved.size());
   }
   std::printf("{\"bench\":\"hnsw-file\",\"kernel\":\"%s\",\"n\":%zu,\"dims\":%zu,\"queries\":%zu,\"M\":%u,\"efC\":%u,"
@@ -274,6 +276,25 @@ int ScanFormats(int argc, char** argv) {
 
 }  // namespace
 
+// Loading a pack from bytes already in memory: what every client pays
+// before its first query (bench/run.mjs; perf shows where the time goes).
+int Load(int argc, char** argv) {
+  if (argc < 3) return 2;
+  const std::string bytes = ReadFile(argv[2]);
+  const int repeats = argc > 3 ? std::stoi(argv[3]) : 3;
+  double best = 1e30;
+  size_t chunks = 0;
+  for (int i = 0; i < repeats; ++i) {
+    auto t0 = Clock::now();
+    auto loaded = LoadPack(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    best = std::min(best, Seconds(t0, Clock::now()));
+    chunks = 0;
+    for (const auto& c : loaded) chunks += c.size();
+  }
+  std::printf("{\"bytes\": %zu, \"chunks\": %zu, \"load_s\": %.4f}\n", bytes.size(), chunks, best);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   std::string what = argc > 1 ? argv[1] : "";
   if (what == "hnsw") return Hnsw(argc, argv);
@@ -281,6 +302,7 @@ int main(int argc, char** argv) {
   if (what == "scan") return Scan(argc, argv);
   if (what == "hnsw-file") return HnswFile(argc, argv);
   if (what == "scan-formats") return ScanFormats(argc, argv);
-  std::fprintf(stderr, "usage: vesper_bench hnsw|hnsw-file|encode|scan|scan-formats ...\n");
+  if (what == "load") return Load(argc, argv);
+  std::fprintf(stderr, "usage: vesper_bench hnsw|hnsw-file|encode|scan|scan-formats|load ...\n");
   return 2;
 }
