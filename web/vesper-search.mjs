@@ -5,11 +5,15 @@
 //
 // Attributes: src (pack URL, required), db (collection name, default: the
 // pack's first), model (model folder; omit for lexical packs), k, threshold,
-// placeholder. When nothing answers a query, the nearest passages are listed
+// placeholder, base (where a site's result URLs start, default "/"). A pack
+// built with `vesper build --site` lists pages as links with a marked
+// excerpt and their matching sections under them; ArrowDown and ArrowUp move
+// between the links. When nothing answers a query, the nearest passages are listed
 // greyed (part="near-miss"). Events: vesper-ready, vesper-results ({ detail: { query,
 // results } }), vesper-error ({ detail: { message } }). The engine and the
 // model load once per page and are shared by every element.
 import { createEngine } from './vesper-engine.mjs';
+import { excerpt, groupByPage, pageOf } from './engine/results.mjs';
 
 const engines = new Map();
 function engineFor(model) {
@@ -27,6 +31,11 @@ const STYLE = `
   .status { color: #5c6370; font-size: .9em; }
   .error { color: #c92a2a; }
   li[part="near-miss"] { opacity: .6; }
+  a { color: inherit; font-weight: 600; }
+  a:focus-visible { outline: 3px solid #f59f00; }
+  mark { background: #ffe066; color: inherit; }
+  ul { padding-left: 1rem; margin: .25rem 0; list-style: none; }
+  @media (prefers-color-scheme: dark) { .meta, .status { color: #adb5bd; } mark { background: #8f6e00; } }
 `;
 // Passages listed, greyed, when nothing answers the query.
 const NEAR_MISSES = 3;
@@ -45,6 +54,17 @@ class VesperSearch extends HTMLElement {
     this.status = root.querySelector('.status');
     this.list = root.querySelector('ol');
     this.input.addEventListener('input', () => this.search(this.input.value));
+    // ArrowDown from the box and between results, ArrowUp back: the links in order.
+    root.addEventListener('keydown', (ev) => {
+      if (ev.key !== 'ArrowDown' && ev.key !== 'ArrowUp') return;
+      const links = [...this.list.querySelectorAll('a')];
+      if (!links.length) return;
+      const at = links.indexOf(root.activeElement);
+      const next = ev.key === 'ArrowDown' ? at + 1 : at - 1;
+      ev.preventDefault();
+      if (next < 0) this.input.focus();
+      else links[Math.min(next, links.length - 1)].focus();
+    });
   }
 
   connectedCallback() {
@@ -81,6 +101,44 @@ class VesperSearch extends HTMLElement {
     this.dispatchEvent(new CustomEvent('vesper-error', { detail: { message } }));
   }
 
+  // A passage's excerpt with the query's words marked, as DOM nodes (never HTML source).
+  excerptNodes(text, query) {
+    const e = excerpt(text, query);
+    const div = document.createElement('div');
+    if (e.before) div.append('…');
+    for (const p of e.parts) {
+      if (!p.mark) div.append(p.text);
+      else div.append(Object.assign(document.createElement('mark'), { textContent: p.text }));
+    }
+    if (e.after) div.append('…');
+    return div;
+  }
+
+  link(url, text) {
+    const base = new URL(this.getAttribute('base') ?? '/', document.baseURI);
+    return Object.assign(document.createElement('a'), { href: new URL(url.replace(/^\//, ''), base).href, textContent: text });
+  }
+
+  // A page of a site: its link, its best section's excerpt, its other
+  // matching sections. passages: the results by id, for their text.
+  pageItem(page, query, nearMiss, passages) {
+    const li = document.createElement('li');
+    if (nearMiss) li.setAttribute('part', 'near-miss');
+    const [best, ...more] = page.subResults;
+    li.append(this.link(best.url, page.title || page.url), this.excerptNodes(passages.get(best.id).text, query));
+    if (more.length) {
+      const ul = document.createElement('ul');
+      for (const s of more) {
+        const item = document.createElement('li');
+        item.setAttribute('part', 'sub-result');
+        item.append(this.link(s.url, s.title.at(-1) ?? s.url));
+        ul.append(item);
+      }
+      li.append(ul);
+    }
+    return li;
+  }
+
   item(r, nearMiss) {
     const li = document.createElement('li');
     if (nearMiss) li.setAttribute('part', 'near-miss');
@@ -109,7 +167,12 @@ class VesperSearch extends HTMLElement {
       if (ticket !== this.ticket) return;
       // Nothing answers: the nearest passages, greyed (part="near-miss"), so the reader still sees what is there.
       const shown = results.length ? results : nearMisses.slice(0, NEAR_MISSES);
-      this.list.replaceChildren(...shown.map((r) => this.item(r, !results.length)));
+      const site = shown.length && shown.every((r) => pageOf(r.source) !== null);
+      const passages = new Map(shown.map((r) => [r.id, r]));
+      const items = site
+        ? groupByPage(shown, query).map((page) => this.pageItem(page, query, !results.length, passages))
+        : shown.map((r) => this.item(r, !results.length));
+      this.list.replaceChildren(...items);
       this.status.textContent = results.length ? ''
         : unsure ? 'Not sure anything here answers that. The closest passages:' : 'Nothing here seems to answer that. The nearest passages:';
       this.dispatchEvent(new CustomEvent('vesper-results', { detail: { query, results } }));

@@ -64,3 +64,32 @@ test('<vesper-search> reports a missing pack as an error event', { timeout: 60_0
   }));
   assert.match(message, /nowhere\.pack: HTTP 404/);
 });
+
+test('<vesper-search> over a site pack: pages as links with marked excerpts, sections under them, arrow keys', { timeout: 120_000 }, async () => {
+  const { execFileSync } = await import('node:child_process');
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { root } = await import('../node/helpers.mjs');
+  const dir = mkdtempSync(join(tmpdir(), 'vesper-site-element-'));
+  execFileSync(join(root, 'tools/vesper'), ['build', '--site', join(root, 'tests/data/site'), '--db', 'site', '--out', join(dir, 'site.pack')], { stdio: 'ignore' });
+  writeFileSync(join(dir, 'index.html'), `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Site search</title>
+    <script type="module" src="/vesper-search.mjs"></script></head>
+    <body><h1>Albatross site</h1><vesper-search src="site.pack" model="models/default/" base="/field-guide/" threshold="0"></vesper-search></body></html>`);
+  const siteServer = await startServer(0, [['/site-search/', dir]]);
+  const page = await browser.newPage({ viewport: { width: 700, height: 700 } });
+  const errors = watchConsole(page);
+  await page.goto(urlOf(siteServer, '/site-search/'));
+  await page.waitForFunction(() => !document.querySelector('vesper-search').shadowRoot.querySelector('input').disabled, null, { timeout: 60_000 });
+  await page.locator('vesper-search input').fill('wingspan of the wandering albatross');
+  await page.waitForFunction(() => document.querySelector('vesper-search').shadowRoot.querySelectorAll('li a').length > 0);
+  const first = page.locator('vesper-search ol > li').first();
+  assert.equal(await first.locator('a').first().getAttribute('href'), urlOf(siteServer, '/field-guide/#wingspan'));
+  assert.equal(await first.locator('a').first().textContent(), 'Albatross Field Guide');
+  assert.match(await first.locator('mark').first().textContent(), /wandering|albatross|the/i);
+  assert.ok(await first.locator('li[part="sub-result"] a').count() >= 1, 'the page lists its other matching sections');
+  await page.locator('vesper-search input').press('ArrowDown');
+  assert.equal(await page.evaluate(() => document.querySelector('vesper-search').shadowRoot.activeElement?.textContent), 'Albatross Field Guide');
+  await page.screenshot({ path: join(artifacts, 'component-site.png') });
+  assert.deepEqual(errors, []);
+  siteServer.close();
+});

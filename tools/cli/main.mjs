@@ -1,8 +1,8 @@
 // Command dispatch for tools/vesper. Each command prints human-readable text,
 // or with --json a stable JSON document (see README, "CLI").
 import { printable, printableLine } from './terminal.mjs';
-import { existsSync, readFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { basename, join, relative } from 'node:path';
 import { parseArgs, UsageError } from './args.mjs';
 import { loadCore, openEngine } from './core.mjs';
 import { fetchModel } from './fetch.mjs';
@@ -11,6 +11,8 @@ import { fileReader, listModels, resolveModel, useModelSpec } from './models.mjs
 import { Progress } from './progress.mjs';
 import { writeFileAtomic } from './write.mjs';
 import { citationLabel, metaHeadingsOf } from '../../web/engine/kb.mjs';
+import { groupByPage, excerptHtml, pageOf } from '../../web/engine/results.mjs';
+import { DEFAULT_URL_TEMPLATE, siteDocuments } from '../../web/engine/site.mjs';
 
 
 const USAGE = `usage: vesper <command> [options]
@@ -18,6 +20,9 @@ const USAGE = `usage: vesper <command> [options]
   build FILES... --db NAME [--model ID|DIR | --lexical] [--dims N] [--vectors float32|int8|binary] [--persona FILE] --out FILE.pack
                                               chunk, embed (default model: models/default) and index documents into a pack;
                                               --persona marks the sections its persona file names as meta text
+  build --site DIR [--url-template T] --db NAME --out FILE.pack [options as above]
+                                              a built HTML site or a Markdown folder: results link to page URLs and
+                                              heading anchors (Markdown pages at T, default ${DEFAULT_URL_TEMPLATE})
   search FILE.pack "query"|- [--db NAME] [--model ID|DIR] [-k N] [--threshold T]
          [--mode hybrid|vector|lexical] [--json]
   ask FILE.pack "question"|- [--persona FILE] [--session FILE] [--db NAME] [--model ID|DIR] [--threshold T] [--json]
@@ -60,19 +65,22 @@ function textArg(value) {
 async function build(argv) {
   const { options, positionals } = parseArgs(argv, {
     db: 'string', out: 'string', model: 'string', dims: 'number', variant: 'string', vectors: 'string', 'max-tokens': 'number',
-    lexical: 'boolean', persona: 'string',
+    lexical: 'boolean', persona: 'string', site: 'string', 'url-template': 'string',
   });
   if (options.lexical && options.model) throw new UsageError('build takes --model or --lexical, not both');
   // The project's own default model, unless another model or a lexical-only pack is asked for.
   if (!options.lexical) options.model ??= 'default';
-  if (!positionals.length) throw new UsageError('build needs at least one input file');
+  if (!positionals.length && !options.site) throw new UsageError('build needs input files or --site DIR');
+  if (positionals.length && options.site) throw new UsageError('build takes input files or --site DIR, not both');
   if (!options.db) throw new UsageError('build needs --db NAME');
   if (!options.out) throw new UsageError('build needs --out FILE.pack');
   const engine = await openEngine();
   if (options.model) await useModelSpec(engine, options.model, { dims: options.dims, variant: options.variant });
   const model = engine.model;
   const metaHeadings = options.persona ? metaHeadingsOf(JSON.parse(readText(options.persona))) : [];
-  const docs = positionals.map((file) => ({ source: basename(file), text: readText(file) }));
+  const docs = options.site ? siteInput(options.site, options['url-template'])
+    : positionals.map((file) => ({ source: basename(file), text: readText(file) }));
+  if (options.site && !docs.length) throw new Error(`${options.site} has no HTML or Markdown page with text`);
   const progress = new Progress(model ? `embedding ${options.db}` : `indexing ${options.db}`, 1);
   const db = await engine.store(options.db, docs, {
     metaHeadings, maxTokens: options['max-tokens'], vectors: options.vectors ?? 'float32',
@@ -85,8 +93,27 @@ async function build(argv) {
   const bytes = engine.exportPack(options.db);
   writeFileAtomic(options.out, bytes);
   const described = model ? `, ${model.id} (${engine.backend.name})` : ', lexical only';
-  progress.done(`${db.size} chunks from ${positionals.length} files${described} -> ${options.out} (${bytes.length} bytes)`);
+  const from = options.site ? `${new Set(docs.map((d) => pageOf(d.source))).size} pages of ${options.site}` : `${positionals.length} files`;
+  progress.done(`${db.size} chunks from ${from}${described} -> ${options.out} (${bytes.length} bytes)`);
   return 0;
+}
+
+// Folders a site's build or a docs tree holds that are not pages.
+const NOT_PAGES = new Set(['node_modules', '.git']);
+
+// A site's pages as documents (web/engine/site.mjs), in path order.
+function siteInput(dir, urlTemplate = DEFAULT_URL_TEMPLATE) {
+  const files = [];
+  const walk = (at) => {
+    for (const entry of readdirSync(at, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (entry.name.startsWith('.') || NOT_PAGES.has(entry.name)) continue;
+      const path = join(at, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (/\.(html?|md|markdown)$/i.test(entry.name)) files.push({ path: relative(dir, path), text: readText(path) });
+    }
+  };
+  walk(dir);
+  return siteDocuments(files, { urlTemplate });
 }
 
 function pickCollection(collections, name, path) {
@@ -129,12 +156,17 @@ async function search(argv) {
   const { engine, name, threshold } = await openPack(path, options);
   const found = await engine.search(name, query, { k: options.k ?? 5, mode: options.mode ?? 'hybrid', threshold, padTo: 0 });
   for (const w of found.warnings) warn(w.message);
-  const row = (r) => ({ id: r.id, score: Number(r.score.toFixed(6)), title: r.title, text: r.text, source: r.source, signals: r.signals });
+  // A site's passages link to their page and heading: url, and an excerpt with the query's words marked.
+  const row = (r) => ({
+    id: r.id, score: Number(r.score.toFixed(6)), title: r.title, text: r.text, source: r.source, signals: r.signals,
+    ...(pageOf(r.source) === null ? {} : { url: r.source, excerpt: excerptHtml(r.text, query) }),
+  });
   const out = found.results.map(row);
   const near = found.nearMisses.slice(0, NEAR_MISSES).map(row);
   if (options.json) {
+    const pages = out.some((r) => r.url) ? { pages: groupByPage(out, query) } : {};
     process.stdout.write(JSON.stringify({
-      answerable: found.answerable, unsure: found.unsure, confidence: Number(found.confidence.toFixed(4)), results: out, nearMisses: near,
+      answerable: found.answerable, unsure: found.unsure, confidence: Number(found.confidence.toFixed(4)), results: out, nearMisses: near, ...pages,
     }) + '\n');
     return 0;
   }

@@ -4,6 +4,10 @@
 // source: a pack whose chunk id is `<img onerror=...>` shows that text and
 // runs nothing.
 
+import { highlightSpans } from '../engine/results.mjs';
+
+export { highlightSpans };
+
 // el('li', { className: 'x', dataset: { id }, attrs: { title } }, 'text', node, ...)
 export function el(tag, props = {}, ...children) {
   const node = document.createElement(tag);
@@ -13,30 +17,6 @@ export function el(tag, props = {}, ...children) {
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
   node.append(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
   return node;
-}
-
-const fold = (s) => s.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
-const isWord = (c) => c !== undefined && /[\p{L}\p{N}]/u.test(c);
-
-// [start, end) spans of the query's words in text, case- and
-// accent-insensitively: whole words for alphabetic scripts, any occurrence
-// for CJK; sorted, not overlapping. Offsets are into the raw text (not an
-// escaped copy), so a mark can never split an entity.
-export function highlightSpans(text, query) {
-  const folded = fold(text);
-  if (folded.length !== text.length) return []; // folding changed offsets: show it plain
-  const words = [...new Set(fold(query).match(/\p{Script=Han}{2,}|[\p{L}\p{N}]{3,}/gu) ?? [])];
-  const marks = [];
-  for (const w of words) {
-    const cjk = /\p{Script=Han}/u.test(w);
-    for (let i = folded.indexOf(w); i >= 0; i = folded.indexOf(w, i + 1)) {
-      if (cjk || (!isWord(folded[i - 1]) && !isWord(folded[i + w.length]))) marks.push([i, i + w.length]);
-    }
-  }
-  marks.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
-  const out = [];
-  for (const m of marks) if (!out.length || m[0] >= out[out.length - 1][1]) out.push(m);
-  return out;
 }
 
 // The passage as text nodes with the query's words in <mark>.

@@ -9,11 +9,18 @@ import { VesperError } from './errors.mjs';
 // vectors of one collection are only comparable if all were made this way.
 export const titleOf = (chunk) => chunk.title.join(' > ');
 
-// docs: [{ source, text }]; options: { tokenizer, metaHeadings, maxTokens }.
+// docs: [{ source, text, language? }] (language: the document's own, e.g. a
+// page's <html lang>, else each passage's is detected); options: { tokenizer,
+// metaHeadings, maxTokens }.
 export function chunkDocuments(core, docs, { tokenizer = null, metaHeadings = [], maxTokens = null } = {}) {
   const options = { metaHeadings };
   if (maxTokens) options.maxTokens = maxTokens;
-  return docs.flatMap((d) => core.chunk(d.source, d.text, options, tokenizer));
+  return docs.flatMap((d) => {
+    const chunks = core.chunk(d.source, d.text, options, tokenizer);
+    const language = typeof d.language === 'string' && d.language ? d.language.split('-')[0].toLowerCase() : null;
+    if (language) for (const c of chunks) c.language = language;
+    return chunks;
+  });
 }
 
 // The headings a persona file marks as text about the knowledge base itself.

@@ -1,0 +1,78 @@
+// A static site as input (web/engine/site.mjs, `vesper build --site`): HTML
+// pages and Markdown give sections named by URL and heading anchor, the
+// indexed region and the ignored parts are honoured, a page's language is
+// its passages', and search results link to the section with a marked
+// excerpt, grouped by page (web/engine/results.mjs).
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { promisify } from 'node:util';
+import { createEngine } from '../../web/vesper-engine.mjs';
+import { excerptHtml, groupByPage } from '../../web/engine/results.mjs';
+import { htmlSections, pageUrl, siteDocuments } from '../../web/engine/site.mjs';
+import { root } from './helpers.mjs';
+
+const siteDir = join(root, 'tests/data/site');
+const pages = ['index.html', 'guide/index.html', 'docs/breeding.md'].map((path) => ({ path, text: readFileSync(join(siteDir, path), 'utf8') }));
+const vesper = (args) => promisify(execFile)(join(root, 'tools/vesper'), args, { maxBuffer: 16 << 20 });
+
+test('pages become sections named by URL and anchor, with their heading trail', () => {
+  const docs = siteDocuments(pages);
+  assert.deepEqual(docs.map((d) => d.source), [
+    '/#top', '/#wingspan', '/#top',  // "Dynamic soaring" has no id: the nearest heading's anchor
+    '/guide/#guia', '/guide/#equipamento',
+    '/docs/breeding/#breeding', '/docs/breeding/#dance', '/docs/breeding/#chick-rearing',
+  ]);
+  const wingspan = docs[1].text;
+  assert.match(wingspan, /^# Albatross Field Guide\n## Wingspan\n\nThe wandering albatross has the largest wingspan of any living bird, up to 3\.5 metres\.\n$/);
+  const all = docs.map((d) => d.text).join('\n');
+  for (const absent of ['var x', 'color: red', 'Home', 'Advertisement', 'Copyright', 'outside the marked region']) {
+    assert.ok(!all.includes(absent), `${absent} is not indexed`);
+  }
+  assert.match(docs[2].text, /- Climb into the wind\n- Turn and descend downwind/);
+  assert.deepEqual([...new Set(docs.map((d) => d.language))], ['en', 'pt-BR']);
+  assert.match(docs[7].text, /```\n# not a heading inside code\n```/, 'a # line in a code fence is code');
+});
+
+test('URLs: index pages are their folder, Markdown follows the template; entities and unclosed tags are read', () => {
+  assert.equal(pageUrl('index.html'), '/');
+  assert.equal(pageUrl('guide/index.html'), '/guide/');
+  assert.equal(pageUrl('guide/install.html'), '/guide/install.html');
+  assert.equal(pageUrl('docs/intro.md'), '/docs/intro/');
+  assert.equal(pageUrl('docs/README.md'), '/docs/');
+  assert.equal(pageUrl('docs/intro.md', '/{path}.html'), '/docs/intro.html');
+  const page = htmlSections('<title>A &amp; B</title><body><p>x &lt;y&gt; &#x4e2d;&#25991; &bogus; <b>bold<p>next</body>');
+  assert.equal(page.title, 'A & B');
+  assert.match(page.sections[0].body, /x <y> 中文 &bogus; bold\s+next/);
+});
+
+test('vesper build --site: results carry the section URL, a marked excerpt, and pages group their sections', { timeout: 60_000 }, async () => {
+  const out = join(mkdtempSync(join(tmpdir(), 'vesper-site-')), 'site.pack');
+  const built = await vesper(['build', '--site', siteDir, '--db', 'site', '--out', out]);
+  assert.match(built.stderr, /8 chunks from 3 pages of /);
+  const r = JSON.parse((await vesper(['search', out, 'wingspan of the wandering albatross', '--json', '--threshold', '0'])).stdout);
+  const top = r.results[0];
+  assert.equal(top.url, '/#wingspan');
+  assert.match(top.excerpt, /<mark>wandering<\/mark> <mark>albatross<\/mark> has <mark>the<\/mark> largest <mark>wingspan<\/mark>/);
+  assert.equal(r.pages[0].url, '/');
+  assert.equal(r.pages[0].title, 'Albatross Field Guide');
+  assert.ok(r.pages[0].subResults.length >= 2, 'the page lists its matching sections');
+  assert.equal(r.pages[0].subResults[0].url, '/#wingspan');
+  assert.equal(new Set(r.pages.map((p) => p.url)).size, r.pages.length, 'one group per page');
+  await assert.rejects(vesper(['build', '--site', siteDir, 'x.txt', '--db', 'site', '--out', out]), /not both/);
+});
+
+test('a page language is its passages\'; excerpts escape HTML; plain files stay ungrouped', async () => {
+  const engine = await createEngine({ model: join(root, 'models/test/static-tiny') });
+  const db = await engine.store('site', siteDocuments(pages));
+  const guide = db.chunks().filter((c) => c.source.startsWith('/guide/'));
+  assert.ok(guide.length && guide.every((c) => c.language === 'pt'));
+  assert.equal(excerptHtml('a <script>alert(1)</script> albatross', 'albatross'), 'a &lt;script&gt;alert(1)&lt;/script&gt; <mark>albatross</mark>');
+  const groups = groupByPage([{ id: 'a', source: 'notes.txt', title: ['Notes'], text: 'x', score: 1 }, { id: 'b', source: 'notes.txt', title: ['Notes'], text: 'y', score: 0.5 }], 'x');
+  assert.equal(groups.length, 2);
+  assert.equal(groups[0].url, null);
+  await engine.dispose();
+});
