@@ -13,6 +13,7 @@ import { writeFileAtomic } from './write.mjs';
 import { citationLabel, metaHeadingsOf } from '../../web/engine/kb.mjs';
 import { groupByPage, excerptHtml, pageOf } from '../../web/engine/results.mjs';
 import { DEFAULT_URL_TEMPLATE, siteDocuments } from '../../web/engine/site.mjs';
+import { lancedbTable, pgvectorSql, qdrantJson } from '../../web/engine/export.mjs';
 
 
 const USAGE = `usage: vesper <command> [options]
@@ -29,6 +30,9 @@ const USAGE = `usage: vesper <command> [options]
                                               the persona answers from the pack, citing its passages
   persona FILE.json [--json]                  validate a persona file and describe it
   inspect FILE.pack [--json]                  validate a pack and describe it
+  export FILE.pack --to pgvector|qdrant|lancedb [--db NAME] [--table NAME] [--out PATH]
+                                              a database's passages and vectors for a real vector database: pgvector
+                                              SQL or Qdrant JSON (stdout without --out), a LanceDB table (--out DIR)
   tokenize [--model ID|DIR | --tokenizer FILE.model] [--no-special] [--json] "text"
   embed --model ID|DIR [--dims N] [--document] [--json] "text"
   fetch-model ID|DIR [--variant V] [--allow-unpinned]
@@ -185,6 +189,38 @@ async function search(argv) {
   } else {
     out.forEach(print);
   }
+  return 0;
+}
+
+const EXPORTS = ['pgvector', 'qdrant', 'lancedb'];
+
+async function exportCommand(argv) {
+  const { options, positionals } = parseArgs(argv, { to: 'string', db: 'string', table: 'string', out: 'string' });
+  if (positionals.length !== 1) throw new UsageError('export needs FILE.pack');
+  if (!EXPORTS.includes(options.to)) throw new UsageError(`export needs --to ${EXPORTS.join('|')}`);
+  const [path] = positionals;
+  const engine = await openEngine();
+  const bytes = readFileSync(path);
+  const { name } = pickCollection(engine.core.inspectPack(bytes).collections, options.db, path);
+  // No model is needed to read vectors back: the pack is taken whatever model made it.
+  engine.loadPack(bytes, { anyModel: true });
+  const db = engine.require(name);
+  const table = options.table ?? name;
+  if (options.to === 'lancedb') {
+    if (!options.out) throw new UsageError('export --to lancedb needs --out DIR (the LanceDB database folder)');
+    let lancedb;
+    try {
+      lancedb = await import('@lancedb/lancedb');
+    } catch {
+      throw new Error('export --to lancedb needs the @lancedb/lancedb package: npm install @lancedb/lancedb');
+    }
+    const { rows } = await lancedbTable(db, { dir: options.out, lancedb, table });
+    process.stderr.write(`vesper: ${rows} passages of '${name}' -> LanceDB table '${table}' in ${options.out}\n`);
+    return 0;
+  }
+  const text = options.to === 'pgvector' ? pgvectorSql(db, { table }) : `${JSON.stringify(qdrantJson(db, { collection: table }))}\n`;
+  if (options.out) writeFileAtomic(options.out, Buffer.from(text));
+  else process.stdout.write(text);
   return 0;
 }
 
@@ -381,7 +417,7 @@ async function modelsCommand(argv) {
 }
 
 const COMMANDS = {
-  build, search, ask, persona: personaCommand, inspect, tokenize, embed, 'fetch-model': fetchModelCommand, models: modelsCommand,
+  build, search, ask, persona: personaCommand, inspect, export: exportCommand, tokenize, embed, 'fetch-model': fetchModelCommand, models: modelsCommand,
 };
 
 // What the file system said, in words a user can act on (node's own message
