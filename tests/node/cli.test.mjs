@@ -199,5 +199,5 @@ test('models lists what is installed, with sizes, and what fetch-model would dow
   const gemma = models.get('embeddinggemma-300m').variants.q8;
   assert.ok(!gemma.installed && gemma.fetchable && gemma.missing.includes('onnx/model_quantized.onnx'));
   const text = await vesper(['models']);
-  assert.match(text.stdout, /embeddinggemma-300m \(onnx, 768 dims\)[^]*q8: not downloaded: tools\/vesper fetch-model embeddinggemma-300m --variant q8/);
+  assert.match(text.stdout, /embeddinggemma-300m \(onnx, 768 dims\)[^]*q8: not downloaded \(about 329\.9 MB\): tools\/vesper fetch-model embeddinggemma-300m --variant q8/);
 });

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { downloadableFiles } from '../../web/engine/download.mjs';
 
 async function sha256(path) {
   const h = createHash('sha256');
@@ -62,7 +63,8 @@ export async function fetchModel({ manifest, dir }, { variant = manifest.default
   if (!v) throw new Error(`${manifest.id} has no variant '${variant}' (it has ${Object.keys(manifest.variants ?? {}).join(', ')})`);
   const pinnedPath = join(dir, 'pinned-hashes.json');
   const pinned = existsSync(pinnedPath) ? JSON.parse(readFileSync(pinnedPath, 'utf8')) : {};
-  const files = v.files.filter((f) => f.url);
+  // The same files the page downloads (web/engine/download.mjs): the variant's, and a tokenizer's source.
+  const files = downloadableFiles(manifest, variant);
   if (!files.length) throw new Error(`${manifest.id} (${variant}) has no downloadable files`);
   const unpinned = files.filter((f) => !f.sha256 && !pinned[f.path]);
   if (unpinned.length && !allowUnpinned) {

@@ -7,6 +7,7 @@
 // (downloaded weights, a tokenizer tools/build.sh converts) is kept in the
 // build tree, in $VESPER_MODEL_STORE/<folder>/ (default build/models/); a
 // model in a folder of the user's keeps them in that folder.
+import { downloadSize } from '../../web/engine/download.mjs';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -118,6 +119,8 @@ function describeModel(model) {
       bytes: sizes.reduce((s, x) => s + (x ?? 0), 0),
       missing,
       fetchable: missing.length > 0 && v.files.filter((f) => missing.includes(f.path)).every((f) => f.url),
+      // What fetch-model downloads (exact where the manifest pins sizes), or null.
+      download: m.kind === 'static' && !m.variants ? null : downloadSize(m, name),
     };
   }
   return out;
