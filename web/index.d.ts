@@ -124,8 +124,19 @@ export interface AddOptions {
   signal?: AbortSignal | null;
 }
 
+export interface UseModelOptions {
+  /** The manifest's variant ("q8", "q4"...); its default when omitted. */
+  variant?: string | null;
+  /** Browsers: download the model's files into Cache Storage first (resumable; checked). */
+  download?: boolean;
+  onProgress?: ((p: Progress) => void) | null;
+  signal?: AbortSignal | null;
+}
+
 export class Vesper extends EventTarget {
   readonly model: ModelInfo | null;
+  /** Switches to another model and re-embeds every database with it, all or nothing. */
+  useModel(model: string | URL, options?: UseModelOptions): Promise<ModelInfo>;
   readonly backend: { name: string; reason: string } | null;
   readonly databases: string[];
   search(text: string, options?: SearchOptions): Promise<SearchResult>;

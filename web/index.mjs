@@ -15,6 +15,9 @@
 // they begin before it resolves.
 import { createEngine } from './vesper-engine.mjs';
 import { readSource } from './engine/backend.mjs';
+import { downloadModel } from './engine/download.mjs';
+import { parseManifest } from './engine/manifest.mjs';
+import { folderUrl } from './engine/model.mjs';
 import { VesperError } from './engine/errors.mjs';
 
 export { VesperError };
@@ -121,6 +124,24 @@ export class Vesper extends EventTarget {
       });
       this.#database ??= name;
       return { database: name, passages: db.size };
+    });
+  }
+
+  // Switches to another model (a folder) and re-embeds every database with
+  // it, all or nothing (engine.switchModel): a failure or a cancel leaves
+  // the model and the databases as they were. download: in a browser, fetch
+  // its files into Cache Storage first (resumable, size- and hash-checked:
+  // web/engine/download.mjs; in Node `vesper fetch-model` does that).
+  // onProgress({ stage: 'download' | 'embed', label, done, total }).
+  useModel(model, { variant = null, download = false, onProgress = null, signal = null } = {}) {
+    return guarded(async () => {
+      if (download) {
+        const url = new URL('manifest.json', await folderUrl(model));
+        const manifest = parseManifest(new TextDecoder().decode(await readSource(url)), url.href);
+        await downloadModel(manifest, variant ?? manifest.defaultVariant, { onProgress, signal });
+      }
+      const reembed = Object.fromEntries(this.databases.map((name) => [name, null]));
+      return this.#engine.switchModel(model, { variant, cached: download, reembed, onProgress, signal });
     });
   }
 

@@ -58,3 +58,22 @@ test('the core and the JS layers give an empty question the same code', async ()
   persona.dispose();
   db.dispose();
 });
+
+test('useModel switches the model and re-embeds every database, all or nothing', async () => {
+  const v = await create({ model: join(root, 'models/test/static-tiny') });
+  await v.add('birds', ['Albatrosses glide for hours over the Southern Ocean.', 'Penguins cannot fly but swim fast.']);
+  assert.equal(v.model.id, 'static-tiny');
+  const stages = new Set();
+  const info = await v.useModel(join(root, 'models/test/tiny-gemma'), { onProgress: (p) => stages.add(p.stage) });
+  assert.equal(info.id, 'tiny-gemma');
+  assert.ok(stages.has('embed'));
+  const r = await v.search('albatross', { threshold: 0, diagnostics: true });
+  assert.equal(r.query.vector.length, 64, 'the database was re-embedded with the new model');
+  assert.equal(r.results[0].source, 'birds-1.txt');
+  // A model that is not there: an error, and the current model stays.
+  await assert.rejects(v.useModel(join(root, 'models/not-there')), (err) => err instanceof VesperError && err.code === 'not_found');
+  assert.equal(v.model.id, 'tiny-gemma');
+  // Downloading is for browsers (Cache Storage); Node has `vesper fetch-model`.
+  await assert.rejects(v.useModel(join(root, 'models/test/tiny-gemma'), { download: true }), { code: 'unsupported' });
+  await v.dispose();
+});

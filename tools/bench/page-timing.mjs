@@ -29,6 +29,7 @@ const server = await serve(mounts);
 const url = `http://127.0.0.1:${server.address().port}/`;
 const queries = ['Why did Tesla bet on cameras instead of LiDAR?', 'O que é Software 2.0?', '什么是从零构建', 'How do I start learning deep learning?'];
 const cold = [];
+const breakdowns = [];
 const perQuery = [];
 const memory = [];
 for (let r = 0; r < runs; r++) {
@@ -40,6 +41,18 @@ for (let r = 0; r < runs; r++) {
   await page.fill('#query', queries[0]);
   await page.waitForFunction(() => document.querySelectorAll('#results li:not(.hint)').length > 0, null, { timeout: 60_000 });
   cold.push(Date.now() - t0);
+  // Where the time went: the page's own marks, and each file fetched (bytes as transferred, when it arrived).
+  breakdowns.push(await page.evaluate(() => {
+    const mark = (name) => performance.getEntriesByName(name)[0]?.startTime ?? null;
+    const files = performance.getEntriesByType('resource').map((r) => ({
+      file: new URL(r.name).pathname, bytes: r.transferSize || r.encodedBodySize, startMs: Math.round(r.startTime), endMs: Math.round(r.responseEnd),
+    }));
+    const nav = performance.getEntriesByType('navigation')[0];
+    return {
+      htmlMs: Math.round(nav?.responseEnd ?? 0), engineReadyMs: Math.round(mark('vesper-engine-ready')), databasesReadyMs: Math.round(mark('vesper-databases-ready')),
+      firstResultMs: Math.round(performance.now()), files,
+    };
+  }));
   // What the page holds once the default pack is loaded: JS heap and the core's WASM memory.
   memory.push(await page.evaluate(() => ({
     jsHeapBytes: performance.memory?.usedJSHeapSize ?? null,
@@ -64,5 +77,8 @@ const result = {
   coldLoadToFirstResultMs: { median: median(cold), all: cold },
   memoryAfterLoad: memory[memory.length - 1],
   perQueryMedianMs: Object.fromEntries(stages.map((s) => [s, Number(median(perQuery.map((q) => q[s])).toFixed(2))])),
+  // The median run's breakdown: page marks (ms from navigation) and the files it fetched.
+  coldLoadBreakdown: breakdowns[cold.indexOf(median(cold))],
+  transferredBytes: breakdowns[cold.indexOf(median(cold))]?.files.reduce((s, f) => s + f.bytes, 0),
 };
 process.stdout.write(JSON.stringify(result) + '\n');

@@ -355,6 +355,8 @@ async function main() {
     },
   });
   const e = state.engine;
+  // Where a cold load's time goes (tools/bench/page-timing.mjs reads these marks).
+  performance.mark('vesper-engine-ready');
   // A model downloaded on an earlier visit loads from the browser's cache.
   const catalogue = await readCatalogue(config);
   const unrestored = await restoreChoice(e, catalogue);
@@ -383,6 +385,7 @@ async function main() {
     }
   }
   renderDatabases();
+  performance.mark('vesper-databases-ready');
   // The slider starts at the selected database's threshold (the model's calibrated one).
   if ($('db-select').value) setThreshold(e.defaultThreshold($('db-select').value));
   state.ready = true;
