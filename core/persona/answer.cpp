@@ -48,6 +48,11 @@ constexpr size_t kTopicPassages = 4;       // passages a topic keeps for follow-
 constexpr size_t kMaxSaid = 64;            // units a conversation remembers as said
 constexpr size_t kMaxQuoteOverlap = 2;     // question words a persona quote must share
 constexpr double kInformativeBytes = 120;  // a follow-up prefers units about this long over scraps
+// Finding the passage a persona quote comes from: its start is looked up
+// lexically (kLookupBytes), and the passage must hold its first kProbeBytes
+// (both cut on a character boundary: a cut inside one is invalid UTF-8).
+constexpr size_t kLookupBytes = 300;
+constexpr size_t kProbeBytes = 40;
 
 std::string Replace(std::string s, const std::string& key, const std::string& value) {
   for (size_t at = s.find(key); at != std::string::npos; at = s.find(key, at + value.size())) s.replace(at, key.size(), value);
@@ -201,8 +206,8 @@ bool Turn::FromPersonaQa() {
     lex.k = 3;
     lex.threshold = 0.f;
     lex.mode = SearchMode::kLexical;
-    const std::string probe = qa.answer.substr(0, std::min<size_t>(qa.answer.size(), 40));
-    for (const SearchResult& r : db_.Search(qa.answer.substr(0, 300), nullptr, 0, lex)) {
+    const std::string probe(utf8::Prefix(qa.answer, kProbeBytes));
+    for (const SearchResult& r : db_.Search(utf8::Prefix(qa.answer, kLookupBytes), nullptr, 0, lex)) {
       std::string flat = db_.chunk(r.label).text;
       std::replace(flat.begin(), flat.end(), '\n', ' ');
       if (flat.find(probe) == std::string::npos) continue;
@@ -339,8 +344,8 @@ void Turn::AddQuote(AnswerWriter& w, const QuestionTerms& terms) {
   lex.k = 3;
   lex.threshold = 0.f;
   lex.mode = SearchMode::kLexical;
-  const std::string probe = pick->text.substr(0, std::min<size_t>(pick->text.size(), 40));
-  for (const SearchResult& r : db_.Search(pick->text.substr(0, 300), nullptr, 0, lex)) {
+  const std::string probe(utf8::Prefix(pick->text, kProbeBytes));
+  for (const SearchResult& r : db_.Search(utf8::Prefix(pick->text, kLookupBytes), nullptr, 0, lex)) {
     std::string flat = db_.chunk(r.label).text;
     std::replace(flat.begin(), flat.end(), '\n', ' ');
     if (flat.find(probe) == std::string::npos) continue;

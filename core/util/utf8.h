@@ -23,6 +23,15 @@ char32_t Next(std::string_view s, size_t& i);
 
 void Append(std::string& out, char32_t cp);
 
+// The longest prefix of `s` of at most `max_bytes` that does not end inside
+// a multi-byte character: a byte cap that never splits a character.
+inline std::string_view Prefix(std::string_view s, size_t max_bytes) {
+  if (s.size() <= max_bytes) return s;
+  size_t n = max_bytes;
+  while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;  // s[n] continues a character
+  return s.substr(0, n);
+}
+
 bool IsHan(char32_t cp);        // CJK ideographs (incl. extension A and compat)
 bool IsKana(char32_t cp);       // Hiragana and Katakana
 bool IsHangul(char32_t cp);

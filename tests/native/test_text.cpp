@@ -25,6 +25,18 @@ TEST_CASE("UTF-8 validation finds the first bad byte", "[text]") {
   }
 }
 
+TEST_CASE("a byte cap never splits a character", "[text]") {
+  const std::string s = "ab\xE4\xB8\xAD\xE6\x96\x87\xF0\x9F\x8C\x8D!";  // ab 中 文 🌍 !
+  CHECK(utf8::Prefix(s, 100) == s);
+  CHECK(utf8::Prefix(s, 2) == "ab");
+  CHECK(utf8::Prefix(s, 3) == "ab");
+  CHECK(utf8::Prefix(s, 4) == "ab");
+  CHECK(utf8::Prefix(s, 5) == "ab\xE4\xB8\xAD");
+  CHECK(utf8::Prefix(s, 10) == "ab\xE4\xB8\xAD\xE6\x96\x87");
+  CHECK(utf8::Prefix(s, 12) == "ab\xE4\xB8\xAD\xE6\x96\x87\xF0\x9F\x8C\x8D");
+  for (size_t n = 0; n <= s.size(); ++n) CHECK(utf8::FindInvalid(utf8::Prefix(s, n)) == std::string_view::npos);
+}
+
 TEST_CASE("language detection on the seeds and on short queries", "[text]") {
   auto seeds = test::Seeds();
   CHECK(DetectLanguage(seeds[0].text) == "pt");
