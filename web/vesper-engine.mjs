@@ -41,6 +41,9 @@ async function defaultCoreBase() {
 // and the tests need.
 export async function openCore({ coreBase = null, onProgress = null } = {}) {
   const coreUrl = coreBase ? new URL(coreBase, here) : await defaultCoreBase();
+  // The module and the binary are fetched side by side.
+  const module = import(new URL('vesper.mjs', coreUrl).href);
+  module.catch(() => {});
   let wasmBinary;
   try {
     wasmBinary = await fetchWithProgress(new URL('vesper_core.wasm', coreUrl), 'vesper core', onProgress);
@@ -48,7 +51,7 @@ export async function openCore({ coreBase = null, onProgress = null } = {}) {
     if (err.code !== 'not_found' || coreUrl.protocol !== 'file:') throw err;
     throw new VesperError('not_found', `the vesper core is not in ${decodeURIComponent(coreUrl.pathname)}: build it with tools/build.sh (or set VESPER_WASM_DIR)`, { cause: err });
   }
-  const { loadCore } = await import(new URL('vesper.mjs', coreUrl).href);
+  const { loadCore } = await module;
   return loadCore({ wasmBinary });
 }
 

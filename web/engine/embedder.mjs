@@ -51,6 +51,25 @@ async function createSession(ort, manifest, variant, readFile, executionProvider
   return ort.InferenceSession.create(await readFile(main.path), options);
 }
 
+// A reader that has already started reading `paths` (all at once, so their
+// downloads overlap each other and the work done between them); each is
+// handed out once, later reads go to `read`. A prefetch that fails is only
+// reported when its file is asked for.
+function prefetching(read, paths) {
+  const started = new Map();
+  for (const path of paths) {
+    if (!path || started.has(path)) continue;
+    const p = read(path);
+    p.catch(() => {});
+    started.set(path, p);
+  }
+  return (path) => {
+    const p = started.get(path);
+    started.delete(path);
+    return p ?? read(path);
+  };
+}
+
 export async function createEmbedder({
   core,
   manifest,
@@ -63,6 +82,7 @@ export async function createEmbedder({
   useStaticCore = true,
 }) {
   validateManifest(manifest, `model ${typeof manifest?.id === 'string' ? manifest.id : ''}`.trim());
+  readFile = prefetching(readFile, [manifest.tokenizer.file, manifest.kind === 'static' && useStaticCore ? manifest.static.file : null, manifest.lexicon?.file]);
   variantName ??= manifest.defaultVariant;
   dims ??= manifest.dims;
   const supported = manifest.matryoshkaDims ?? [manifest.dims];
