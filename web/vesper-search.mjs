@@ -8,7 +8,8 @@
 // placeholder, base (where a site's result URLs start, default "/"). A pack
 // built with `vesper build --site` lists pages as links with a marked
 // excerpt and their matching sections under them; ArrowDown and ArrowUp move
-// between the links. When nothing answers a query, the nearest passages are listed
+// between the links. With the highlight attribute, links carry the query
+// (?vesper-highlight=...) for web/vesper-highlight.mjs on the page they open. When nothing answers a query, the nearest passages are listed
 // greyed (part="near-miss"). Events: vesper-ready, vesper-results ({ detail: { query,
 // results } }), vesper-error ({ detail: { message } }). The engine and the
 // model load once per page and are shared by every element.
@@ -116,7 +117,9 @@ class VesperSearch extends HTMLElement {
 
   link(url, text) {
     const base = new URL(this.getAttribute('base') ?? '/', document.baseURI);
-    return Object.assign(document.createElement('a'), { href: new URL(url.replace(/^\//, ''), base).href, textContent: text });
+    const href = new URL(url.replace(/^\//, ''), base);
+    if (this.hasAttribute('highlight') && this.query) href.searchParams.set('vesper-highlight', this.query);
+    return Object.assign(document.createElement('a'), { href: href.href, textContent: text });
   }
 
   // A page of a site: its link, its best section's excerpt, its other
@@ -161,6 +164,7 @@ class VesperSearch extends HTMLElement {
       return;  // connectedCallback runs what is in the box once ready
     }
     const ticket = (this.ticket = (this.ticket ?? 0) + 1);
+    this.query = query;
     try {
       const threshold = this.hasAttribute('threshold') ? Number(this.getAttribute('threshold')) : null;
       const { results, nearMisses, unsure } = await this.engine.search(this.db, query, { k: Number(this.getAttribute('k') ?? 5), threshold });

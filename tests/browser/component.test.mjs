@@ -67,15 +67,19 @@ test('<vesper-search> reports a missing pack as an error event', { timeout: 60_0
 
 test('<vesper-search> over a site pack: pages as links with marked excerpts, sections under them, arrow keys', { timeout: 120_000 }, async () => {
   const { execFileSync } = await import('node:child_process');
-  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { mkdirSync, mkdtempSync, readFileSync, writeFileSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const { root } = await import('../node/helpers.mjs');
   const dir = mkdtempSync(join(tmpdir(), 'vesper-site-element-'));
   execFileSync(join(root, 'tools/vesper'), ['build', '--site', join(root, 'tests/data/site'), '--db', 'site', '--out', join(dir, 'site.pack')], { stdio: 'ignore' });
   writeFileSync(join(dir, 'index.html'), `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Site search</title>
     <script type="module" src="/vesper-search.mjs"></script></head>
-    <body><h1>Albatross site</h1><vesper-search src="site.pack" model="models/default/" base="/field-guide/" threshold="0"></vesper-search></body></html>`);
-  const siteServer = await startServer(0, [['/site-search/', dir]]);
+    <body><h1>Albatross site</h1><vesper-search src="site.pack" model="models/default/" base="/field-guide/" threshold="0" highlight></vesper-search></body></html>`);
+  // The site's own page, with the script that marks the words a result was found by.
+  mkdirSync(join(dir, 'field-guide'));
+  const guide = readFileSync(join(root, 'tests/data/site/index.html'), 'utf8').replace('</head>', '<script type="module" src="/vesper-highlight.mjs"></script></head>');
+  writeFileSync(join(dir, 'field-guide', 'index.html'), guide);
+  const siteServer = await startServer(0, [['/site-search/', dir], ['/field-guide/', join(dir, 'field-guide')]]);
   const page = await browser.newPage({ viewport: { width: 700, height: 700 } });
   const errors = watchConsole(page);
   await page.goto(urlOf(siteServer, '/site-search/'));
@@ -83,13 +87,20 @@ test('<vesper-search> over a site pack: pages as links with marked excerpts, sec
   await page.locator('vesper-search input').fill('wingspan of the wandering albatross');
   await page.waitForFunction(() => document.querySelector('vesper-search').shadowRoot.querySelectorAll('li a').length > 0);
   const first = page.locator('vesper-search ol > li').first();
-  assert.equal(await first.locator('a').first().getAttribute('href'), urlOf(siteServer, '/field-guide/#wingspan'));
+  const href = await first.locator('a').first().getAttribute('href');
+  assert.equal(href, urlOf(siteServer, '/field-guide/?vesper-highlight=wingspan+of+the+wandering+albatross#wingspan'));
   assert.equal(await first.locator('a').first().textContent(), 'Albatross Field Guide');
   assert.match(await first.locator('mark').first().textContent(), /wandering|albatross|the/i);
   assert.ok(await first.locator('li[part="sub-result"] a').count() >= 1, 'the page lists its other matching sections');
   await page.locator('vesper-search input').press('ArrowDown');
   assert.equal(await page.evaluate(() => document.querySelector('vesper-search').shadowRoot.activeElement?.textContent), 'Albatross Field Guide');
   await page.screenshot({ path: join(artifacts, 'component-site.png') });
+  // The page the result opens marks the query's words in its main text, not in its scripts or navigation.
+  await page.goto(href);
+  await page.waitForSelector('mark.vesper-highlight');
+  const marked = await page.$$eval('mark.vesper-highlight', (l) => l.map((m) => m.textContent.toLowerCase()));
+  assert.ok(marked.includes('wingspan') && marked.includes('albatross'), marked.join(','));
+  assert.equal(await page.$$eval('nav mark, script mark, title mark', (l) => l.length), 0);
   assert.deepEqual(errors, []);
   siteServer.close();
 });
