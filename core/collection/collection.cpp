@@ -648,10 +648,12 @@ void Collection::FinishLoad() {
     throw Error(ErrorCode::kCorruptData, "collection '" + name_ + "' has no vectors section");
   }
   languages_stale_ = true;
-  if (bm25_loaded_) {
-    MaybeBuildHnsw();
-    return;
-  }
+  if (!bm25_loaded_) RebuildLexical();
+  MaybeBuildHnsw();
+}
+
+// The lexical index from the chunks' text (packs before version 4).
+void Collection::RebuildLexical() {
   bm25_ = Bm25Index();
   for (uint32_t label = 0; label < chunks_.size(); ++label) {
     if (alive_[label]) {
@@ -662,7 +664,6 @@ void Collection::FinishLoad() {
       bm25_.Remove(label);
     }
   }
-  MaybeBuildHnsw();
 }
 
 }  // namespace vesper

@@ -181,6 +181,7 @@ class Collection {
   std::unique_ptr<HnswIndex> hnsw_;
   Bm25Index bm25_;
   bool bm25_loaded_ = false;  // from a pack's bm25 section: FinishLoad keeps it
+  void RebuildLexical();
   mutable std::vector<Hit> vector_hits_, lexical_hits_;  // per-query scratch
   mutable std::unordered_map<uint32_t, size_t> fused_at_;  // label -> result slot, per query
   mutable std::vector<float> query_;

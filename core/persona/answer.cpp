@@ -53,6 +53,24 @@ constexpr double kInformativeBytes = 120;  // a follow-up prefers units about th
 // (both cut on a character boundary: a cut inside one is invalid UTF-8).
 constexpr size_t kLookupBytes = 300;
 constexpr size_t kProbeBytes = 40;
+constexpr size_t kLookupPassages = 3;
+
+// The passages (best first) that hold `text`, a quote or Q&A answer from the
+// persona file: found by its words, kept if they contain its start.
+std::vector<SearchResult> PassagesHolding(const Collection& db, std::string_view text) {
+  SearchOptions lex;
+  lex.k = kLookupPassages;
+  lex.threshold = 0.f;
+  lex.mode = SearchMode::kLexical;
+  const std::string_view probe = utf8::Prefix(text, kProbeBytes);
+  std::vector<SearchResult> found = db.Search(utf8::Prefix(text, kLookupBytes), nullptr, 0, lex);
+  found.erase(std::remove_if(found.begin(), found.end(), [&](const SearchResult& r) {
+    std::string flat = db.chunk(r.label).text;
+    std::replace(flat.begin(), flat.end(), '\n', ' ');
+    return flat.find(probe) == std::string::npos;
+  }), found.end());
+  return found;
+}
 
 std::string Replace(std::string s, const std::string& key, const std::string& value) {
   for (size_t at = s.find(key); at != std::string::npos; at = s.find(key, at + value.size())) s.replace(at, key.size(), value);
@@ -202,15 +220,7 @@ bool Turn::FromPersonaQa() {
     const QuestionTerms theirs = TermsOf(qa.question, db_);
     if (theirs.words.size() < 2 || terms.words.size() < 2) continue;
     if (SharedEvidence(theirs, q_) < kMinQaMatch || SharedEvidence(terms, qa.question) < kMinQaMatch) continue;
-    SearchOptions lex;
-    lex.k = 3;
-    lex.threshold = 0.f;
-    lex.mode = SearchMode::kLexical;
-    const std::string probe(utf8::Prefix(qa.answer, kProbeBytes));
-    for (const SearchResult& r : db_.Search(utf8::Prefix(qa.answer, kLookupBytes), nullptr, 0, lex)) {
-      std::string flat = db_.chunk(r.label).text;
-      std::replace(flat.begin(), flat.end(), '\n', ' ');
-      if (flat.find(probe) == std::string::npos) continue;
+    for (const SearchResult& r : PassagesHolding(db_, qa.answer)) {
       std::vector<Unit> units = UnitsOf(persona_, db_, r.label, 0, {});
       if (units.empty()) continue;
       if (units.size() > opt_.max_sentences) units.resize(opt_.max_sentences);
@@ -340,20 +350,11 @@ void Turn::AddQuote(AnswerWriter& w, const QuestionTerms& terms) {
     if (shared > best && !persona_.UsesBannedWord(quote.text)) best = shared, pick = &quote;
   }
   if (!pick) return;
-  SearchOptions lex;
-  lex.k = 3;
-  lex.threshold = 0.f;
-  lex.mode = SearchMode::kLexical;
-  const std::string probe(utf8::Prefix(pick->text, kProbeBytes));
-  for (const SearchResult& r : db_.Search(utf8::Prefix(pick->text, kLookupBytes), nullptr, 0, lex)) {
-    std::string flat = db_.chunk(r.label).text;
-    std::replace(flat.begin(), flat.end(), '\n', ' ');
-    if (flat.find(probe) == std::string::npos) continue;
-    const size_t n = w.Cite(r.label, r.score);
-    w.Say(ph().quote + "\xE2\x80\x9C" + pick->text + "\xE2\x80\x9D" + (pick->source.empty() ? "" : " (" + pick->source + ")") +
-          " [" + std::to_string(n) + "]");
-    return;
-  }
+  const std::vector<SearchResult> holding = PassagesHolding(db_, pick->text);
+  if (holding.empty()) return;
+  const size_t n = w.Cite(holding.front().label, holding.front().score);
+  w.Say(ph().quote + "\xE2\x80\x9C" + pick->text + "\xE2\x80\x9D" + (pick->source.empty() ? "" : " (" + pick->source + ")") +
+        " [" + std::to_string(n) + "]");
 }
 
 // The shown, non-meta results of the one search a question gets.
