@@ -16,8 +16,7 @@
 import { createEngine } from './vesper-engine.mjs';
 import { readSource } from './engine/backend.mjs';
 import { downloadModel } from './engine/download.mjs';
-import { parseManifest } from './engine/manifest.mjs';
-import { folderUrl } from './engine/model.mjs';
+import { readManifest } from './engine/model.mjs';
 import { VesperError } from './engine/errors.mjs';
 
 export { VesperError };
@@ -136,8 +135,7 @@ export class Vesper extends EventTarget {
   useModel(model, { variant = null, download = false, onProgress = null, signal = null } = {}) {
     return guarded(async () => {
       if (download) {
-        const url = new URL('manifest.json', await folderUrl(model));
-        const manifest = parseManifest(new TextDecoder().decode(await readSource(url)), url.href);
+        const manifest = await readManifest(model);
         await downloadModel(manifest, variant ?? manifest.defaultVariant, { onProgress, signal });
       }
       const reembed = Object.fromEntries(this.databases.map((name) => [name, null]));

@@ -6,7 +6,7 @@ import { citationLabel, metaHeadingsOf } from '../engine/kb.mjs';
 import { drawComparison } from './embedding-view.mjs';
 import { modelPicker, readCatalogue, restoreChoice } from './models.mjs';
 import { friendlyStorageError, storage } from './storage.mjs';
-import { answerNodes, el, highlighted } from './render.mjs';
+import { answerNodes, el, formatBytes, highlighted } from './render.mjs';
 
 const $ = (id) => document.getElementById(id);
 // Passages shown greyed when nothing is.
@@ -26,10 +26,6 @@ function setStatus(text, fraction = null) {
 function showNotice(text) {
   $('notice').hidden = !text;
   $('notice').textContent = text ?? '';
-}
-
-function formatBytes(n) {
-  return n < 1e6 ? `${(n / 1e3).toFixed(0)} kB` : `${(n / 1e6).toFixed(1)} MB`;
 }
 
 function renderDatabases() {
@@ -306,9 +302,14 @@ async function ask(ev) {
   }
 }
 
+// The default knowledge base's files as documents, named as the CLI names them.
+function knowledgeBaseDocuments(config) {
+  return Promise.all(config.knowledgeBase.files.map(async (f) => ({ source: f.split('/').pop(), text: await (await fetch(f)).text() })));
+}
+
 async function loadDefaultKnowledgeBase(config) {
-  const texts = await Promise.all(config.knowledgeBase.files.map(async (f) => (await fetch(f)).text()));
-  $('kb-text').value = texts.join('\n\n');
+  const docs = await knowledgeBaseDocuments(config);
+  $('kb-text').value = docs.map((d) => d.text).join('\n\n');
   $('db-name').value = config.knowledgeBase.name;
 }
 
@@ -319,8 +320,7 @@ async function reembedPlan(config) {
   const name = $('db-select').value;
   if (!name || !state.meta.has(name)) return {};
   if (name !== config.knowledgeBase.name) return { [name]: null };
-  const docs = await Promise.all(config.knowledgeBase.files.map(async (f) => ({ source: f.split('/').pop(), text: await (await fetch(f)).text() })));
-  return { [name]: docs };
+  return { [name]: await knowledgeBaseDocuments(config) };
 }
 
 // After a model switch: the re-embedded databases are saved, and the query runs again.

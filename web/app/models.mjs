@@ -7,12 +7,11 @@
 // offline too. Any failure leaves the current model and databases in use.
 import { cachedState, downloadableFiles, downloadModel, downloadSize, removeModel } from '../engine/download.mjs';
 import { parseManifest } from '../engine/manifest.mjs';
-import { el } from './render.mjs';
+import { el, formatBytes } from './render.mjs';
 
 const $ = (id) => document.getElementById(id);
 const CHOICE_KEY = 'vesper.model';
 
-const mb = (n) => (n < 1e6 ? `${Math.round(n / 1e3)} kB` : `${(n / 1e6).toFixed(n < 1e7 ? 1 : 0)} MB`);
 const keyOf = (entry) => `${entry.folder}|${entry.variant ?? ''}`;
 
 // The config's models, each with its manifest: [{ folder, variant, manifest }].
@@ -102,11 +101,11 @@ export function modelPicker({ engine, catalogue, hooks }) {
   function sizeText(entry) {
     if (!needsDownload(entry)) return 'no download: in the page, works offline, in every browser';
     const cached = state.sizes.get(keyOf(entry));
-    if (cached?.complete) return `downloaded (${mb(cached.cachedBytes)})`;
+    if (cached?.complete) return `downloaded (${formatBytes(cached.cachedBytes)})`;
     const size = downloadSize(entry.manifest, entry.variant);
     const have = (cached?.cachedBytes ?? 0) + (cached?.partialBytes ?? 0);
-    const here = have ? ` (${mb(have)} already here)` : '';
-    return `${size ? `${size.approx ? 'about ' : ''}${mb(size.bytes)}` : 'size not stated,'} download${here}`;
+    const here = have ? ` (${formatBytes(have)} already here)` : '';
+    return `${size ? `${size.approx ? 'about ' : ''}${formatBytes(size.bytes)}` : 'size not stated,'} download${here}`;
   }
 
   function card(entry) {
@@ -140,7 +139,7 @@ export function modelPicker({ engine, catalogue, hooks }) {
     }
     for (const [id, { entry, bytes, variants }] of byModel) {
       rows.push(el('tr', {}, el('td', {}, entry.manifest.name ?? id), el('td', {}, variants.join(', ') || 'partly downloaded'),
-        el('td', {}, mb(bytes)), el('td', {}, el('button', { type: 'button', className: 'secondary', dataset: { remove: id } }, 'Remove'))));
+        el('td', {}, formatBytes(bytes)), el('td', {}, el('button', { type: 'button', className: 'secondary', dataset: { remove: id } }, 'Remove'))));
     }
     $('downloaded-models').replaceChildren(...rows);
     $('downloaded-none').hidden = rows.length > 0;
@@ -166,7 +165,7 @@ export function modelPicker({ engine, catalogue, hooks }) {
         status(`Downloading ${name}...`);
         await downloadModel(entry.manifest, entry.variant, {
           signal: controller.signal,
-          onProgress: ({ done, total, file }) => progress(total ? done / total : null, `${file.split('/').pop()}: ${mb(done)}${total ? ` of ${mb(total)}` : ''}`),
+          onProgress: ({ done, total, file }) => progress(total ? done / total : null, `${file.split('/').pop()}: ${formatBytes(done)}${total ? ` of ${formatBytes(total)}` : ''}`),
         });
       }
       tUse = performance.now();
@@ -208,7 +207,7 @@ export function modelPicker({ engine, catalogue, hooks }) {
       return;
     }
     const freed = await removeModel(entry.manifest);
-    status(`Removed ${entry.manifest.name} (${mb(freed)} freed).`);
+    status(`Removed ${entry.manifest.name} (${formatBytes(freed)} freed).`);
     await render();
   }
 

@@ -8,6 +8,11 @@ import { highlightSpans } from '../engine/results.mjs';
 
 export { highlightSpans };
 
+// A size for people: "783 kB", "8.3 MB", "118.0 MB".
+export function formatBytes(n) {
+  return n < 1e6 ? `${(n / 1e3).toFixed(0)} kB` : `${(n / 1e6).toFixed(1)} MB`;
+}
+
 // el('li', { className: 'x', dataset: { id }, attrs: { title } }, 'text', node, ...)
 export function el(tag, props = {}, ...children) {
   const node = document.createElement(tag);

@@ -44,7 +44,11 @@ export function downloadableFiles(manifest, variantName = manifest.defaultVarian
 // A variant's download size: exact where the manifest pins each size,
 // else the manifest's approximate sizes (approx: true), else null.
 export function downloadSize(manifest, variantName) {
-  const files = downloadableFiles(manifest, variantName);
+  return sizeOf(downloadableFiles(manifest, variantName));
+}
+
+// { bytes, approx } of files, or null when one has no size in the manifest.
+function sizeOf(files) {
   if (files.some((f) => !(f.bytes ?? f.approxBytes))) return null;
   return { bytes: files.reduce((s, f) => s + (f.bytes ?? f.approxBytes), 0), approx: files.some((f) => !f.bytes) };
 }
@@ -193,7 +197,7 @@ export async function downloadModel(manifest, variantName = manifest.defaultVari
   const partial = await caches.open(PARTIAL_CACHE);
   const state = await cachedState(manifest, variantName);
   const missing = state.files.filter((f) => !f.cached);
-  const planned = missing.every((f) => f.bytes ?? f.approxBytes) ? missing.reduce((s, f) => s + (f.bytes ?? f.approxBytes), 0) : null;
+  const planned = sizeOf(missing)?.bytes ?? null;
   await ensureRoom(planned, `${manifest.name ?? manifest.id} (${variantName})`);
   // Asked once: without it the browser may evict the model under pressure.
   const persisted = await globalThis.navigator?.storage?.persist?.().catch(() => false) ?? false;

@@ -23,6 +23,13 @@ export async function folderUrl(folder) {
   return (await import('node:url')).pathToFileURL(text);
 }
 
+// A model folder's manifest.json, checked (web/engine/manifest.mjs).
+export async function readManifest(folder) {
+  const base = await folderUrl(folder);
+  const text = new TextDecoder().decode(await urlReader(base)('manifest.json'));
+  return parseManifest(text, decodeURIComponent(new URL('manifest.json', base).pathname));
+}
+
 // ONNX Runtime and its CPU execution provider: in a browser the site's copy
 // (the WebGPU build when there is a GPU) with 'wasm'; in Node the native
 // onnxruntime-node with 'cpu' (several times faster than WASM), or
@@ -86,8 +93,7 @@ export function modelFileReader(bases, manifestId, onBytes = null) {
 export async function loadModel({ core, model, files = [], cached = false, variant = null, dims = null, preferWebGPU = true, onProgress = null, onSwitch = null }) {
   const base = await folderUrl(model);
   const bases = [base, ...(await Promise.all(files.map(folderUrl)))];
-  const manifestText = new TextDecoder().decode(await urlReader(base)('manifest.json'));
-  const manifest = parseManifest(manifestText, decodeURIComponent(new URL('manifest.json', base).pathname));
+  const manifest = await readManifest(base);
   const onBytes = (p) => onProgress?.({ stage: 'download', label: `${manifest.id}: ${p.path.split('/').pop()}`, done: p.done, total: p.total });
   const fromFolders = modelFileReader(bases, manifest.id, onBytes);
   const fromCache = cached ? cachedReader(manifest, variant ?? manifest.defaultVariant) : null;
