@@ -14,7 +14,7 @@ import { createEngine } from '../../web/vesper-engine.mjs';
 import { repoRoot } from '../../tools/cli/core.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const SETS = ['git', 'debref-pt', 'debref-zh-cn'];
+const SETS = ['git', 'debref-pt', 'debref-zh-cn', 'npm'];
 const K = 5;
 // BM25 parameters (the usual defaults) and the title weight: a title is a
 // summary the author wrote, so its words count three times.
@@ -81,9 +81,21 @@ function tokens(text) {
   return out;
 }
 
+// A page's title: its YAML front matter's title and description when it has
+// them (both are summaries the author wrote), else its first line.
+function titleAndBody(text) {
+  const front = /^---\r?\n([^]*?)\r?\n---\r?\n/.exec(text);
+  if (!front) {
+    const [title, ...body] = text.split('\n');
+    return [title, body];
+  }
+  const field = (name) => new RegExp(`^${name}:\\s*(.*)$`, 'm').exec(front[1])?.[1].replace(/^["']|["']$/g, '') ?? '';
+  return [`${field('title')} ${field('description')}`, [text.slice(front[0].length)]];
+}
+
 function bm25Index(docs) {
   const rows = docs.map(({ source, text }) => {
-    const [title, ...body] = text.split('\n');
+    const [title, body] = titleAndBody(text);
     const tf = new Map();
     const all = [...Array(TITLE_BOOST).fill(tokens(title)).flat(), ...tokens(body.join('\n'))];
     for (const t of all) tf.set(t, (tf.get(t) ?? 0) + 1);
@@ -173,15 +185,16 @@ Made by \`bash bench/docsets/fetch.sh && node bench/docsets/eval.mjs --markdown 
 (the documents are downloaded from Debian and converted; only the scripts and questions are committed).
 
 - **Sets**: \`git\` (git-doc 2.39.5: 67 pages of everyday commands and guides, English), \`debref-pt\` and \`debref-zh-cn\`
-  (the Debian Reference 2.100 in Portuguese and Chinese, one document per section: 89 and 87). None is in the default
-  model's training text (models/default/SOURCES.md).
-- **Questions**: bench/docsets/<set>.questions.tsv, 48 per set written as a user would ask: same-language, cross-lingual
+  (the Debian Reference 2.100 in Portuguese and Chinese, one document per section: 89 and 87), \`npm\` (npm 11.19.1's
+  own documentation: 91 Markdown pages with YAML front matter, commands, configuration and guides, English). None is in
+  the default model's training text (models/default/SOURCES.md).
+- **Questions**: bench/docsets/<set>.questions.tsv, 48 per set (60 for npm) written as a user would ask: same-language, cross-lingual
   (asked in another of en/pt/zh) and unrelated ones (some sharing the documents' words). Odd numbers are the development
   half, even ones held out; no choice in the product was made on the held-out half.
 - **shown@5**: a relevant document among the passages shown at the default settings (top 5); **ranked@5**: among the top 5
   ranked, shown or not; **answered**: anything shown for an answerable question; **unrel. rejected**: nothing shown for an
   unrelated one.
-- **Baseline**: document-level BM25 (title x3, light en/pt suffix stripping, Chinese bigrams); its "rejected" is a fixed
+- **Baseline**: document-level BM25 (title x3 (with the front matter's description where a page has one), light en/pt suffix stripping, Chinese bigrams); its "rejected" is a fixed
   30% of the query's best possible score and also rejects many answerable questions, so only its ranked@5 is a fair
   comparison.
 

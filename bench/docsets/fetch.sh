@@ -47,6 +47,23 @@ for lang in pt zh-cn; do
   mv "$cache/$set/docs.tmp" "$cache/$set/docs"
 done
 
-for set in git debref-pt debref-zh-cn; do
+# npm's own documentation (the CLI's command reference, configuration and
+# guides): Markdown with YAML front matter (title, section, description), as a
+# static-site generator reads it. From the registry's tarball of a pinned npm,
+# flattened to one folder (the file names are unique).
+NPM_VERSION=11.19.1
+if [ ! -d "$cache/npm/docs" ]; then
+  if [ ! -d "$cache/x-npm" ]; then
+    (cd "$cache" && npm pack --silent "npm@$NPM_VERSION" >/dev/null)
+    mkdir -p "$cache/x-npm.tmp"
+    tar -xzf "$cache/npm-$NPM_VERSION.tgz" -C "$cache/x-npm.tmp"
+    mv "$cache/x-npm.tmp" "$cache/x-npm"
+  fi
+  mkdir -p "$cache/npm/docs.tmp"
+  find "$cache/x-npm/package/docs/content" -name '*.md' -exec cp {} "$cache/npm/docs.tmp/" \;
+  mv "$cache/npm/docs.tmp" "$cache/npm/docs"
+fi
+
+for set in git debref-pt debref-zh-cn npm; do
   echo "$set: $(ls "$cache/$set/docs" | wc -l) documents in $cache/$set/docs"
 done

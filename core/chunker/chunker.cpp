@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "core/chunker/front_matter.h"
 #include "core/chunker/lines.h"
 #include "core/text/language.h"
 #include "core/util/checksum.h"
@@ -98,8 +99,10 @@ class DocumentChunker {
       : source_(source), text_(text), opt_(options), count_(count ? count : TokenCounter(ApproxTokenCount)) {}
 
   std::vector<Chunk> Run() {
-    doc_language_ = DetectLanguage(text_);
-    lines_ = chunking::ScanLines(text_);
+    const chunking::FrontMatter front = chunking::ReadFrontMatter(text_);
+    doc_language_ = front.language.empty() ? DetectLanguage(text_.substr(front.end)) : front.language;
+    ScanBody(front.end);
+    OpenPageTitle(front);
     PairFences();
     LearnMarkedLevels();
     for (size_t i = 0; i < lines_.size();) i = Consume(i);
@@ -109,6 +112,28 @@ class DocumentChunker {
   }
 
  private:
+  // The document's lines after its front matter (offsets stay the source's).
+  void ScanBody(size_t from) {
+    lines_ = chunking::ScanLines(text_.substr(from));
+    for (Line& l : lines_) {
+      l.begin += from;
+      l.end += from;
+      l.title_begin += from;
+      l.title_end += from;
+    }
+  }
+
+  // The front matter's title (with its description, a summary the author
+  // wrote) heads every passage's trail: it names what the page is about even
+  // where the body's headings are generic ("Description", "Synopsis").
+  void OpenPageTitle(const chunking::FrontMatter& front) {
+    if (front.title.empty()) return;
+    page_title_ = front.title;
+    std::string root = front.title;
+    if (!front.description.empty() && Folded(front.description) != Folded(front.title)) root += " — " + front.description;
+    headings_.push_back(Heading{0, front.end, front.end, std::move(root), true});
+  }
+
   // Fences pair in order. A closing fence has no info string, so "```python"
   // while a fence is open means the open one was never closed: it becomes
   // plain text, as does a last fence with no partner. A broken fence can
@@ -349,7 +374,11 @@ class DocumentChunker {
 
   std::vector<std::string> Trail() const {
     std::vector<std::string> trail;
-    for (const auto& h : headings_) trail.push_back(h.title);
+    for (const auto& h : headings_) {
+      // The body's own "# Title" repeats the front matter's: said once.
+      if (h.level > 0 && !page_title_.empty() && Folded(h.title) == Folded(page_title_)) continue;
+      trail.push_back(h.title);
+    }
     return trail;
   }
 
@@ -598,6 +627,7 @@ class DocumentChunker {
   mutable size_t counted_ = 0, approximated_ = 0;  // exact and approximate tokens of the spans counted
   mutable size_t counted_bytes_ = 0;               // and their bytes
   std::string doc_language_;
+  std::string page_title_;  // the front matter's title, if any
   std::vector<Line> lines_;
   std::vector<size_t> partner_;
   std::vector<Heading> headings_;

@@ -224,3 +224,46 @@ TEST_CASE("empty, blank and invalid documents", "[chunker]") {
   zero.max_tokens = 0;
   CHECK_THROWS_AS(ChunkDocument("x", "text", zero), Error);
 }
+
+TEST_CASE("YAML front matter names the page and is never indexed as text", "[chunker]") {
+  const std::string doc =
+      "---\ntitle: npm-uninstall\nsection: 1\ndescription: \"Remove a package\"\nlang: en-US\n---\n\n"
+      "# npm-uninstall\n\n### Synopsis\n\nnpm uninstall <pkg>\n\n### Description\n\n"
+      "This uninstalls a package, completely removing everything npm installed on its behalf.\n";
+  auto chunks = ChunkDocument("npm-uninstall.md", doc);
+  REQUIRE(!chunks.empty());
+  for (const Chunk& c : chunks) {
+    INFO(c.text);
+    CHECK(c.text.find("section: 1") == std::string::npos);
+    CHECK(c.text.find("---") == std::string::npos);
+    CHECK(c.begin >= doc.find("# npm-uninstall"));
+    CHECK(doc.substr(c.begin, c.end - c.begin) == c.text);
+    REQUIRE(!c.title.empty());
+    // The page's title and summary head the trail once, not twice.
+    CHECK(c.title.front() == "npm-uninstall — Remove a package");
+    CHECK(std::count(c.title.begin(), c.title.end(), std::string("npm-uninstall")) == 0);
+    CHECK(c.language == "en");
+  }
+  CHECK(chunks.back().title.back() == "Description");
+}
+
+TEST_CASE("front matter: declared language, and blocks that are not front matter", "[chunker]") {
+  auto pt = ChunkDocument("a.md", "---\ntitle: Partições\nlang: pt-BR\n---\n12345 67890\n");
+  REQUIRE(pt.size() == 1);
+  CHECK(pt[0].language == "pt");  // the text alone says nothing
+  CHECK(pt[0].title == std::vector<std::string>{"Partições"});
+  // Never closed: an ordinary document whose first line is a thematic break.
+  auto open = ChunkDocument("b.md", "---\ntitle: x\nSome text that follows a rule.\n");
+  REQUIRE(!open.empty());
+  CHECK(open[0].text.find("title: x") != std::string::npos);
+  // A block scalar or list is not a title; the block is still skipped.
+  auto block = ChunkDocument("c.md", "---\ntitle: >\n  folded\ntags: [a, b]\n---\nBody text here.\n");
+  REQUIRE(block.size() == 1);
+  CHECK(block[0].title.empty());
+  CHECK(block[0].text == "Body text here.");
+  // A byte-order mark before the block, and Windows line ends.
+  auto bom = ChunkDocument("d.md", "\xEF\xBB\xBF---\r\ntitle: Guide\r\n---\r\nBody.\r\n");
+  REQUIRE(bom.size() == 1);
+  CHECK(bom[0].title == std::vector<std::string>{"Guide"});
+  CHECK(bom[0].text == "Body.");
+}
