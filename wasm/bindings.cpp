@@ -335,6 +335,7 @@ class JsCollection {
     o.set("lexicalRank", r.lexical_rank);
     if (r.match_score >= 0.f) o.set("matchScore", r.match_score);
     if (r.translated_rank >= 0) o.set("translatedScore", r.translated_score);
+    if (r.page_score > 0.f) o.set("pageScore", r.page_score);
     val signals = val::array();
     if (r.vector_rank >= 0) signals.call<void>("push", std::string("vector"));
     if (r.lexical_rank >= 0) signals.call<void>("push", std::string("lexical"));
@@ -353,6 +354,7 @@ class JsCollection {
       o.exact = Bool(options, "exact", false);
       o.mode = ParseMode(Str(options, "mode", "hybrid"));
       o.translated_weight = static_cast<float>(Num(options, "translatedWeight", o.translated_weight));
+      o.page_weight = static_cast<float>(Num(options, "pageWeight", o.page_weight));
       if (query_dims > g_floats.size()) throw Error(ErrorCode::kInvalidArgument, "staged query vector missing");
       QueryResponse r = Query(c_, text, query_dims ? g_floats.data() : nullptr, query_dims, o);
       val results = val::array();
@@ -408,6 +410,7 @@ class JsCollection {
       o.exact = Bool(options, "exact", false);
       o.lexical_weight = static_cast<float>(Num(options, "lexicalWeight", o.lexical_weight));
       o.translated_weight = static_cast<float>(Num(options, "translatedWeight", o.translated_weight));
+      o.page_weight = static_cast<float>(Num(options, "pageWeight", o.page_weight));
       o.mode = ParseMode(Str(options, "mode", "hybrid"));
       if (query_dims > g_floats.size()) throw Error(ErrorCode::kInvalidArgument, "staged query vector missing");
       auto results = c_.Search(text, query_dims ? g_floats.data() : nullptr, query_dims, o);

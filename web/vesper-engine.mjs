@@ -255,7 +255,9 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
     // `results` are the passages shown (fused order, at or above `threshold`:
     // the slider, default the calibration's floor), `nearMisses` the nearest
     // passages when nothing is shown, so the user is never left empty-handed.
-    async search(name, text, { k = 10, threshold = null, mode = 'hybrid', padTo = 64 } = {}) {
+    // `weights`: ranking weights other than the defaults ({ translatedWeight,
+    // pageWeight }: core/search/query.h), for evaluations that choose them.
+    async search(name, text, { k = 10, threshold = null, mode = 'hybrid', padTo = 64, weights = {} } = {}) {
       const db = this.require(name);
       if (!text.trim()) throw new VesperError('empty_input', 'the query is empty');
       const timings = {};
@@ -274,7 +276,7 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
       timings.embedMs = performance.now() - t;
       t = performance.now();
       const bar = threshold === null ? {} : { minScore: threshold };
-      const found = db.query(text, query.vector, { k, mode: useVectors ? mode : 'lexical', ...bar });
+      const found = db.query(text, query.vector, { ...weights, k, mode: useVectors ? mode : 'lexical', ...bar });
       timings.searchMs = performance.now() - t;
       const results = found.results.filter((r) => r.shown);
       const nearMisses = results.length ? [] : found.results.slice(0, NEAR_MISSES);

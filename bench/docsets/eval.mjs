@@ -5,16 +5,12 @@
 //   node bench/docsets/eval.mjs [--set NAME] [--json OUT] [--markdown OUT.md] [--search JSON]
 //
 // --search: extra options passed to engine.search (e.g. '{"threshold":0.3}').
-// Questions: <set>.questions.tsv (n, lang, kind, question, relevant); odd n
-// are the development half, even n the held-out half.
-import { readFileSync, readdirSync, writeFileSync, existsSync } from 'node:fs';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createEngine } from '../../web/vesper-engine.mjs';
 import { repoRoot } from '../../tools/cli/core.mjs';
+import { DOCSETS, loadDocs, loadQuestions } from './sets.mjs';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const SETS = ['git', 'debref-pt', 'debref-zh-cn', 'npm'];
 const K = 5;
 // BM25 parameters (the usual defaults) and the title weight: a title is a
 // summary the author wrote, so its words count three times.
@@ -37,21 +33,6 @@ function parseArgs(argv) {
     else throw new Error(`unknown argument ${a}`);
   }
   return opts;
-}
-
-function loadQuestions(set) {
-  const lines = readFileSync(join(HERE, `${set}.questions.tsv`), 'utf8').split('\n').filter(Boolean).slice(1);
-  return lines.map((line) => {
-    const [n, lang, kind, question, relevant = ''] = line.split('\t');
-    return { n: Number(n), lang, kind, question, relevant: relevant.split('|').filter(Boolean) };
-  });
-}
-
-function loadDocs(set) {
-  const dir = join(HERE, '.cache', set, 'docs');
-  if (!existsSync(dir)) throw new Error(`${dir} is missing: run bench/docsets/fetch.sh`);
-  return readdirSync(dir).filter((f) => f.endsWith('.md')).sort()
-    .map((source) => ({ source, text: readFileSync(join(dir, source), 'utf8') }));
 }
 
 // ---- baseline: document-level BM25 ----
@@ -140,7 +121,7 @@ const hit = (list, relevant) => list.some((s) => relevant.includes(s));
 function judge(q, v, b) {
   const answerable = q.kind !== 'unrelated';
   return {
-    n: q.n, lang: q.lang, kind: q.kind, half: q.n % 2 ? 'dev' : 'held-out', question: q.question, relevant: q.relevant,
+    n: q.n, lang: q.lang, kind: q.kind, half: q.half, question: q.question, relevant: q.relevant,
     vesper: { ...v, shownAt5: answerable ? hit(v.shown, q.relevant) : null, rankedAt5: answerable ? hit(v.ranked, q.relevant) : null, answered: v.shown.length > 0 },
     bm25: { top: b.top, rankedAt5: answerable ? hit(b.top, q.relevant) : null, rejected: b.rejected },
   };
@@ -217,7 +198,7 @@ function printTable(rows) {
 
 async function main() {
   const opts = parseArgs(process.argv.slice(2));
-  const sets = opts.set ? [opts.set] : SETS;
+  const sets = opts.set ? [opts.set] : DOCSETS;
   const engine = await createEngine({ model: join(repoRoot, 'models/default') });
   if (engine.notice) console.error(engine.notice);
   const report = { model: engine.model?.id ?? null, search: opts.search, bm25: { k1: BM25_K1, b: BM25_B, titleBoost: TITLE_BOOST, rejectFraction: BM25_REJECT_FRACTION }, sets: {} };

@@ -4,6 +4,10 @@
 //
 //   node bench/quality/calibrate.mjs [--model ID|DIR] [--write]
 //
+// --docsets: the development halves of the real document sets
+// (bench/docsets) are fitted on too (tried: it cost the default knowledge
+// base more answers than it won on the sets; bench/docsets/EVAL.md).
+//
 // The decision is logistic over the evidence the core reports per query
 // (core/search/answerability.h): shared feature weights, one bias per query
 // language (the languages' cosines sit at different heights), L2-regularised.
@@ -20,13 +24,18 @@ import { loadCore, repoRoot } from '../../tools/cli/core.mjs';
 import { nodeEmbedder, resolveModel } from '../../tools/cli/models.mjs';
 import { readQuestionSets, isRelevant, answerable, LANGUAGES } from './questions.mjs';
 import { indexKnowledgeBase } from './kb-index.mjs';
+import { addChunks, calibrate as calibrateCollection, chunkDocuments } from '../../web/engine/kb.mjs';
+import { DOCSETS, docsetsFetched, loadDocs, loadQuestions } from '../docsets/sets.mjs';
 
 const { values: opt } = parseArgs({
   options: {
     model: { type: 'string', default: 'default' },
     write: { type: 'boolean', default: false },
     search: { type: 'string', default: '{}' },  // search options to fit under (JSON), as eval.mjs --search
-    curve: { type: 'string' },  // OUT.svg: the trade-off curve (answered vs rejected as the cut moves)
+    curve: { type: 'string' },
+    // Fit on the document sets' development halves too (bench/docsets). Tried
+    // and not the default: see bench/docsets/EVAL.md, "Methods tried".
+    docsets: { type: 'boolean', default: false },  // OUT.svg: the trade-off curve (answered vs rejected as the cut moves)
   },
 });
 const extra = JSON.parse(opt.search);
@@ -107,18 +116,60 @@ function chooseCut(rows, answerWeight = ANSWER_WEIGHT) {
   return best;
 }
 
+// One row per question of a half: its evidence, whether it is answerable and
+// the ranking scores of its relevant passages in the top 5.
+function evidenceRow(q, r, isRel) {
+  const top5 = r.results.slice(0, 5);
+  const relevant = top5.filter(isRel);
+  return { q, x: features(r.evidence), answerable: answerable(q), relevantInTop5: relevant.length > 0, relevantScores: relevant.map((x) => x.score) };
+}
+
+async function queryAll(db, embedder, questions, isRelevantTo) {
+  const qv = await embedder.embed(questions.map((q) => q.question), { kind: 'query' });
+  return questions.map((q, i) => {
+    const r = db.query(q.question, qv.vectors.subarray(i * qv.dims, (i + 1) * qv.dims), { k: 5, minScore: 0, ...extra });
+    return evidenceRow(q, r, (x) => isRelevantTo(q, x));
+  });
+}
+
+// The real document sets (bench/docsets), each indexed as the CLI's build
+// would, so that the decision is fitted on more than one knowledge base.
+async function docsetCollections(core, embedder) {
+  if (!opt.docsets) return [];
+  if (!docsetsFetched()) {
+    process.stderr.write('bench/docsets not fetched (bash bench/docsets/fetch.sh): fitting on the default knowledge base alone\n');
+    return [];
+  }
+  const out = [];
+  for (const set of DOCSETS) {
+    const chunks = chunkDocuments(core, loadDocs(set), { tokenizer: embedder.tokenizer });
+    const db = calibrateCollection(core.collection(`calibrate-${set}`, embedder.info), embedder);
+    await addChunks(db, chunks, embedder, { batch: 64, yieldEvery: false });
+    const byId = new Map(db.chunks().map((c) => [c.id, c]));
+    out.push({ set, db, questions: loadQuestions(set).map((q) => ({ ...q, id: `${set}-${q.n}`, split: q.half, kind: q.kind === 'unrelated' ? 'unans-plain' : q.kind })), byId });
+  }
+  return out;
+}
+
+// Every question of one half, the default knowledge base's and the document sets'.
+async function rowsOf(half, ctx, docsets) {
+  const kb = readQuestionSets(repoRoot).filter((q) => q.split === half);
+  const rows = await queryAll(ctx.db, ctx.embedder, kb, (q, x) => isRelevant(q, ctx.byId.get(x.id)));
+  for (const d of docsets) {
+    const mine = d.questions.filter((q) => q.split === half);
+    rows.push(...await queryAll(d.db, ctx.embedder, mine, (q, x) => q.relevant.includes(d.byId.get(x.id)?.source)));
+  }
+  return rows;
+}
+
 async function main() {
   const core = await loadCore();
   const embedder = await nodeEmbedder(core, opt.model);
   const ctx = await indexKnowledgeBase(core, embedder);
+  const docsets = await docsetCollections(core, embedder);
+  const rows = await rowsOf('dev', ctx, docsets);
   const dev = readQuestionSets(repoRoot).filter((q) => q.split === 'dev');
-  const qv = await embedder.embed(dev.map((q) => q.question), { kind: 'query' });
-  const rows = dev.map((q, i) => {
-    const r = ctx.db.query(q.question, qv.vectors.subarray(i * qv.dims, (i + 1) * qv.dims), { k: 5, minScore: 0, ...extra });
-    const top5 = r.results.slice(0, 5);
-    const relevant = top5.filter((x) => isRelevant(q, ctx.byId.get(x.id)));
-    return { q, x: features(r.evidence), answerable: answerable(q), relevantInTop5: relevant.length > 0, relevantScores: relevant.map((x) => x.score) };
-  });
+  process.stdout.write(`fitting on ${rows.length} development questions (${dev.length} on the default knowledge base, ${rows.length - dev.length} on ${docsets.length} document sets)\n`);
   const { w, b } = fit(rows.map((r) => r.x), rows.map((r) => (r.answerable ? 1 : 0)), rows.map((r) => LANGUAGES.indexOf(r.q.lang)), LANGUAGES.length);
   const languages = {};
   // One cut over all languages: the logistic biases already place each
@@ -151,7 +202,7 @@ async function main() {
   const lexicalCut = chooseCut(lexicalBest, 1);
   process.stdout.write(`lexical packs: best cut on normalised BM25 ${round(lexicalCut.c)} (dev rejected ${lexicalCut.rejected.toFixed(2)}, answered ${lexicalCut.kept.toFixed(2)})\n`);
   const calibration = { method: 'logistic; bench/quality/calibrate.mjs on the development half', floor, languages };
-  if (opt.curve) await writeCurve(ctx, embedder, { w, b, cut: cut.c }, scored);
+  if (opt.curve) await writeCurve(await rowsOf('held-out', ctx, docsets), { w, b, cut: cut.c }, scored);
   process.stdout.write(JSON.stringify(calibration, null, 1) + '\n');
   if (opt.write) {
     const path = join(resolveModel(opt.model).dir, 'manifest.json');
@@ -179,14 +230,8 @@ function curveOf(rows) {
 // The curve on both halves (the held-out half scored with the weights fitted
 // on the development half), as an SVG picture with the chosen cut marked,
 // and its points as TSV beside it.
-async function writeCurve(ctx, embedder, model, devRows) {
-  const held = readQuestionSets(repoRoot).filter((q) => q.split === 'held-out');
-  const qv = await embedder.embed(held.map((q) => q.question), { kind: 'query' });
-  const heldRows = held.map((q, i) => {
-    const r = ctx.db.query(q.question, qv.vectors.subarray(i * qv.dims, (i + 1) * qv.dims), { k: 5, minScore: 0, ...extra });
-    const x = features(r.evidence);
-    return { answerable: answerable(q), z: model.b[LANGUAGES.indexOf(q.lang)] + x.reduce((s, xi, j) => s + xi * model.w[j], 0) };
-  });
+async function writeCurve(held, model, devRows) {
+  const heldRows = held.map((r) => ({ answerable: r.answerable, z: model.b[LANGUAGES.indexOf(r.q.lang)] + r.x.reduce((s, xi, j) => s + xi * model.w[j], 0) }));
   const curves = { dev: curveOf(devRows), 'held-out': curveOf(heldRows) };
   const at = (rows) => ({
     answered: rows.filter((r) => r.answerable && r.z >= model.cut).length / rows.filter((r) => r.answerable).length,

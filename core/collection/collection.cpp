@@ -76,6 +76,7 @@ size_t Collection::Add(std::vector<Chunk> chunks, const float* vectors, size_t v
       store_.Add(unit.data());
       if (hnsw_) hnsw_->Add(label, unit.data());
     }
+    AssignPage(label);
     IndexLexical(label);
     IndexPieces(label);
   }
@@ -90,6 +91,24 @@ void Collection::IndexLexical(uint32_t label) {
   for (const auto& t : c.title) text += t + "\n";
   text += c.text;
   bm25_.Add(label, text);
+}
+
+void Collection::AssignPage(uint32_t label) {
+  auto [it, fresh] = page_ids_.emplace(chunks_[label].source, static_cast<uint32_t>(page_ids_.size()));
+  if (page_of_.size() <= label) page_of_.resize(label + 1);
+  page_of_[label] = it->second;
+}
+
+// Below this many pages, BM25 over whole pages tells a knowledge base's
+// languages apart rather than its topics (idf over a handful of documents
+// rewards words of one language), and ranks the query's language up instead
+// of the answer: the default knowledge base has 5.
+constexpr size_t kMinPagesForPageEvidence = 20;
+
+void Collection::ScorePages(std::string_view query_text, std::vector<SearchResult>& results) const {
+  if (query_text.empty() || page_ids_.size() < kMinPagesForPageEvidence) return;
+  bm25_.ScoreGroups(query_text, page_of_, page_ids_.size(), page_scores_);
+  for (SearchResult& s : results) s.page_score = page_scores_[page_of_[s.label]];
 }
 
 void Collection::MaybeBuildHnsw() {
@@ -220,6 +239,7 @@ std::vector<SearchResult> Collection::Search(std::string_view query_text, const 
   }
   const bool rerank = matcher_ && mode == SearchMode::kHybrid && use_vectors;
   if (rerank) RescoreByPieces(query_text, opt, results);
+  if (use_lexical && opt.page_weight > 0.f) ScorePages(query_text, results);
   Fuse(mode, use_vectors, rerank, query_language, opt, results);
   if (evidence) {
     GatherEvidence(q, query_language, opt.translated_weight, *evidence);
@@ -433,9 +453,9 @@ void Collection::Fuse(SearchMode mode, bool use_vectors, bool rerank, const std:
       const bool same = chunks_[s.label].language == query_language;
       float semantic = rerank ? s.match_score : s.vector_score;
       s.fused = semantic + (same ? opt.lexical_weight : opt.cross_lexical_weight) * s.lexical_score +
-                (same ? 0.f : opt.translated_weight) * s.translated_score;
+                (same ? 0.f : opt.translated_weight) * s.translated_score + (same ? opt.page_weight : 0.f) * s.page_score;
     } else {
-      s.fused = s.score;
+      s.fused = s.score + (use_vectors ? 0.f : opt.page_weight * s.page_score);
     }
     if (chunks_[s.label].meta) s.fused -= opt.meta_penalty;
   }
@@ -600,6 +620,7 @@ void Collection::LoadChunks(ByteReader& r) {
     c.language = r.str();
     if (utf8::FindInvalid(c.text) != std::string::npos) r.fail("chunk text is not valid UTF-8");
     if (!by_id_.emplace(c.id, static_cast<uint32_t>(i)).second) r.fail("duplicate chunk id " + c.id);
+    AssignPage(static_cast<uint32_t>(i));
     ++live_;
   }
 }

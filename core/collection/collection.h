@@ -56,6 +56,12 @@ struct SearchOptions {
   // ... and how much the passage's own heading adds, matched apart from its
   // text (chosen on bench/quality's development half, 0.25).
   float title_weight = 0.25f;
+  // In a collection of many pages (sources; see kMinPagesForPageEvidence):
+  // what BM25 of a passage's whole page adds to its ranking score, where
+  // page and query share a language. A page answers as a whole: the words of
+  // a question are often spread over its sections (chosen on the development
+  // halves of bench/docsets, bench/docsets/EVAL.md).
+  float page_weight = 0.5f;
 };
 
 struct SearchResult {
@@ -69,6 +75,7 @@ struct SearchResult {
   float match_score = -1.f;   // piece matching (PieceMatcher), when the collection has it
   float translated_score = 0.f;  // normalised BM25 of the query's translation into the passage's language
   int translated_rank = -1;
+  float page_score = 0.f;  // normalised BM25 of the passage's whole page (its source), when used
 };
 
 class Collection {
@@ -158,6 +165,8 @@ class Collection {
 
  private:
   void IndexLexical(uint32_t label);
+  void AssignPage(uint32_t label);
+  void ScorePages(std::string_view query_text, std::vector<SearchResult>& results) const;
   void MaybeBuildHnsw();
   void GatherEvidence(const float* q, const std::string& query_language, float translated_weight, QueryEvidence& e) const;
   void Fuse(SearchMode mode, bool use_vectors, bool rerank, const std::string& query_language, const SearchOptions& opt,
@@ -177,6 +186,9 @@ class Collection {
   std::vector<uint8_t> alive_;
   size_t live_ = 0;
   std::unordered_map<std::string, uint32_t> by_id_;
+  std::vector<uint32_t> page_of_;                       // label -> page (its source), for page evidence
+  std::unordered_map<std::string, uint32_t> page_ids_;  // source -> page
+  mutable std::vector<float> page_scores_;              // per-query scratch
   VectorStore store_;
   std::unique_ptr<HnswIndex> hnsw_;
   Bm25Index bm25_;

@@ -202,6 +202,56 @@ float Bm25Index::ScorePhrase(std::string_view phrase, float avg_len, bool& known
   return most * share;
 }
 
+void Bm25Index::ScoreGroups(std::string_view query, const std::vector<uint32_t>& group_of, size_t groups,
+                            std::vector<float>& out) const {
+  out.assign(groups, 0.f);
+  float unused;
+  PrepareQuery(query, query_terms_, unused);
+  if (live_docs_ == 0 || groups == 0) return;
+  group_len_.assign(groups, 0);
+  const size_t labels = std::min(alive_.size(), group_of.size());
+  for (size_t label = 0; label < labels; ++label) {
+    if (alive_[label] && group_of[label] < groups) group_len_[group_of[label]] += doc_len_[label];
+  }
+  uint64_t total = 0;
+  size_t live_groups = 0;
+  for (uint64_t len : group_len_) {
+    total += len;
+    live_groups += len > 0;
+  }
+  if (live_groups == 0) return;
+  const float avg_len = static_cast<float>(total) / static_cast<float>(live_groups);
+  const auto idf = [&](size_t df) {
+    return static_cast<float>(std::log(1.0 + (live_groups - df + 0.5) / (df + 0.5)));
+  };
+  group_tf_.assign(groups, 0.f);
+  float max_score = 0.f;
+  for (const QueryTerm& qt : query_terms_) {
+    touched_.clear();
+    if (qt.term >= 0) {
+      for (const Posting& p : postings_[qt.term]) {
+        if (p.label >= labels || !alive_[p.label]) continue;
+        const uint32_t g = group_of[p.label];
+        if (g >= groups) continue;
+        if (group_tf_[g] == 0.f) touched_.push_back(g);
+        group_tf_[g] += static_cast<float>(p.tf);
+      }
+    }
+    // As Search() weighs terms: unknown ones as much as a term can, known
+    // ones never below half of that.
+    const float w = std::max(idf(touched_.size()), 0.5f * idf(0));
+    max_score += w * (k1_ + 1.f);
+    for (uint32_t g : touched_) {
+      const float tf = group_tf_[g];
+      const float norm = k1_ * (1.f - b_ + b_ * static_cast<float>(group_len_[g]) / avg_len);
+      out[g] += idf(touched_.size()) * tf * (k1_ + 1.f) / (tf + norm);
+      group_tf_[g] = 0.f;
+    }
+  }
+  if (max_score <= 0.f) return;
+  for (float& s : out) s /= max_score;
+}
+
 void Bm25Index::SearchAlternatives(const std::vector<std::vector<std::string>>& groups, size_t k,
                                    std::vector<Hit>& out) const {
   out.clear();

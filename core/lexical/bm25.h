@@ -32,6 +32,13 @@ class Bm25Index {
   // phrase's term scores), normalised as Search() normalises, so that three
   // translations of one word count as one word.
   void SearchAlternatives(const std::vector<std::vector<std::string>>& groups, size_t k, std::vector<Hit>& out) const;
+  // BM25 of whole pages made of labels (a page and its passages): per group,
+  // term frequencies and lengths are summed and idf counts groups, so words
+  // spread over a page's sections meet. out: one score per group, normalised
+  // as Search() normalises (over the groups' idf); 0 where nothing matched.
+  // group_of: the group of each label (labels past its end are in none).
+  void ScoreGroups(std::string_view query, const std::vector<uint32_t>& group_of, size_t groups,
+                   std::vector<float>& out) const;
   // The normalised score of one document, for explaining a hybrid result.
   float Score(std::string_view query, uint32_t label) const;
   // The index as bytes (a pack's bm25 section), and back without
@@ -74,6 +81,8 @@ class Bm25Index {
   mutable std::vector<float> group_acc_, alt_acc_;  // SearchAlternatives' per-label scratch
   mutable std::vector<uint32_t> group_touched_, alt_touched_;
   mutable std::vector<uint32_t> touched_;
+  mutable std::vector<uint64_t> group_len_;  // ScoreGroups' scratch
+  mutable std::vector<float> group_tf_;
   mutable std::vector<QueryTerm> query_terms_;
   mutable std::unordered_set<std::string> seen_terms_;  // per query, buckets kept
   mutable TopK top_;

@@ -17,6 +17,7 @@ QueryResponse Query(const Collection& collection, std::string_view text, const f
   so.mode = vectors ? opt.mode : SearchMode::kLexical;
   so.exact = opt.exact;
   so.translated_weight = opt.translated_weight;
+  so.page_weight = opt.page_weight;
   // Rank everything: the decision below, not a per-result bar, says what is shown.
   so.threshold = vectors ? -1.f : 0.f;
   QueryResponse r;

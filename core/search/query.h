@@ -25,6 +25,8 @@ struct QueryOptions {
   bool exclude_meta = false;
   // SearchOptions::translated_weight (a collection with a lexicon).
   float translated_weight = SearchOptions{}.translated_weight;
+  // SearchOptions::page_weight (collections of many pages).
+  float page_weight = SearchOptions{}.page_weight;
 };
 
 struct QueryResponse {

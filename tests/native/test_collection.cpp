@@ -190,3 +190,32 @@ TEST_CASE("a stored HNSW graph that names a chunk the collection does not have i
     CHECK(std::string(e.what()).find("no vector") != std::string::npos);
   }
 }
+
+TEST_CASE("in a collection of many pages, a page that answers as a whole ranks up", "[collection]") {
+  Collection c("site", test::FakeModel());
+  std::vector<Chunk> chunks;
+  auto add = [&](const std::string& source, const std::string& text) {
+    auto more = ChunkDocument(source, text);
+    chunks.insert(chunks.end(), more.begin(), more.end());
+  };
+  // The words of "delete remote branch" are spread over git-push's sections;
+  // each filler page repeats one of them in a passage of its own.
+  add("git-push.md", "# git-push\n\n## Deleting\n\nUse --delete to delete refs.\n\n## Remotes\n\nThe remote branch is updated.\n");
+  for (int i = 0; i < 24; ++i) add("page" + std::to_string(i) + ".md", "# Page\n\nSomething about the branch number " + std::to_string(i) + " and more.\n");
+  auto vectors = test::FakeEmbedChunks(chunks, 128);
+  c.Add(std::move(chunks), vectors.data(), vectors.size() / 128);
+  SearchOptions opt;
+  opt.k = 5;
+  opt.threshold = -1.f;
+  opt.page_weight = 0.f;
+  auto without = Query(c, "delete remote branch", opt);
+  opt.page_weight = 0.5f;
+  auto with = Query(c, "delete remote branch", opt);
+  REQUIRE(!with.empty());
+  CHECK(c.chunk(with[0].label).source == "git-push.md");
+  CHECK(with[0].page_score > 0.f);
+  for (const SearchResult& s : without) CHECK(s.page_score == 0.f);
+  // Passage by passage, a filler page matching one word ranks as high.
+  REQUIRE(!without.empty());
+  CHECK(with[0].fused > without[0].fused);
+}

@@ -67,3 +67,31 @@ TEST_CASE("BM25 removal keeps statistics consistent", "[lexical]") {
   CHECK_THROWS_AS(a.Remove(0), Error);
   CHECK_THROWS_AS(a.Search(std::string("\xFF", 1), 10, ha), Error);
 }
+
+TEST_CASE("BM25 over pages sums a page's passages and counts pages for idf", "[lexical]") {
+  Bm25Index bm25;
+  // Page 0 spreads "delete" and "remote" over two passages; page 1 holds
+  // "delete" alone; page 2 neither word.
+  bm25.Add(0, "how to delete a branch");
+  bm25.Add(1, "the remote server keeps its own copy");
+  bm25.Add(2, "delete a file from the index");
+  bm25.Add(3, "unrelated words about cooking pasta");
+  const std::vector<uint32_t> page_of = {0, 0, 1, 2};
+  std::vector<float> pages;
+  bm25.ScoreGroups("delete remote", page_of, 3, pages);
+  REQUIRE(pages.size() == 3);
+  CHECK(pages[0] > pages[1]);
+  CHECK(pages[1] > 0.f);
+  CHECK(pages[2] == 0.f);
+  CHECK(pages[0] <= 1.f);
+  // No passage alone holds both words: page evidence is what finds page 0.
+  std::vector<Hit> hits;
+  bm25.Search("delete remote", 4, hits);
+  for (const Hit& h : hits) CHECK(h.score < pages[0]);
+  // A removed passage no longer counts; labels past group_of and bad groups are skipped.
+  bm25.Remove(1);
+  bm25.ScoreGroups("delete remote", page_of, 3, pages);
+  CHECK(pages[0] < 0.6f);
+  bm25.ScoreGroups("delete remote", {5, 5}, 3, pages);
+  CHECK(pages == std::vector<float>(3, 0.f));
+}
