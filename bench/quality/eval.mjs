@@ -54,7 +54,7 @@ async function judge(ctx, questions) {
       rank: { bm25: rankOf(q, bm25), model: rankOf(q, model), hybrid: rankOf(q, hybrid) },
       shown: shown.length,
       shownRelevant: shown.some((c) => isRelevant(q, c)),
-      top: shown[0] ? { title: shown[0].title.join(' > '), relevant: isRelevant(q, shown[0]) } : null,
+      top: shown[0] ? { title: shown[0].title.join(' > '), relevant: isRelevant(q, shown[0]), inLanguage: shown[0].language === q.lang } : null,
       evidence: view.evidence ?? null,
     };
   });
@@ -79,6 +79,10 @@ function summarise(qs, verdicts) {
       shownHit5: frac(ans, (x) => x.shownRelevant),
       answered: frac(ans, (x) => x.shown > 0),
       rejected: frac(unans, (x) => x.shown === 0),
+      // Same-language questions (the knowledge base answers in the asker's
+      // language) answered with a first result in that language / relevant.
+      firstInLanguage: frac(qs.filter((q) => q.kind === 'same').map((q) => verdicts.get(q.id)).filter((x) => x.top), (x) => x.top.inLanguage),
+      firstRelevant: frac(ans.filter((x) => x.top), (x) => x.top.relevant),
     },
   };
 }
@@ -132,7 +136,8 @@ async function main() {
     const r = row.ranking;
     process.stdout.write(`${row.split.padEnd(8)} ${row.group.padEnd(28)} n=${String(row.n).padStart(3)}  ` +
       `bm25 ${f(r.bm25.hit5)} model ${f(r.model.hit5)} hybrid ${f(r.hybrid.hit1)}/${f(r.hybrid.hit5)}/${f(r.hybrid.mrr10)}  ` +
-      `shown@5 ${f(row.view.shownHit5)} answered ${f(row.view.answered)} rejected ${f(row.view.rejected)}\n`);
+      `shown@5 ${f(row.view.shownHit5)} answered ${f(row.view.answered)} rejected ${f(row.view.rejected)} ` +
+      `first: in language ${f(row.view.firstInLanguage)} relevant ${f(row.view.firstRelevant)}\n`);
   }
 }
 
