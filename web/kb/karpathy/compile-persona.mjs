@@ -197,6 +197,35 @@ const ROLE_WORDS = {
 
 // A section's whole text: the document bytes from its first chunk to its
 // last (chunks of one section may split a list, and overlap when they do).
+// Headings of the documents' sections about the skill itself (usage notes,
+// example questions, role-play rules, the imported page's packaging) and the
+// reference page's own labels: chosen by reading the documents, since nothing
+// in their wording tells them apart from content. Marked as meta text at build
+// time, so that they rank below the content they describe.
+const META_SECTIONS = [
+  "When to Use This Skill",
+  "Do Not Use This Skill When",
+  "Activation Triggers",
+  "Examples of Ideal Questions",
+  "Limitations of This Skill",
+  "Best Practices",
+  "Common Pitfalls",
+  "使用说明",
+  "角色扮演规则",
+  "Paragraphs matching your query above the threshold",
+  "Dimensions visualized",
+  "Overview",
+  "Workflow",
+  "Examples",
+  "Related Skills",
+  "Imported: How It Works",
+  "Imported: Overview",
+  "Problem: The operator skipped the imported context and answered too generically",
+  "Problem: The imported workflow feels incomplete during review",
+  "Problem: The task drifted into a different specialization"
+];
+const META_PROVENANCE = "headings of the documents' sections about the skill itself (usage, example questions, role-play rules) and of the reference page's own labels: marked as meta text at build time (tools/vesper build --persona), ranked below content";
+
 function sectionsTitled(chunks, re) {
   const groups = new Map();
   for (const c of chunks) {
@@ -319,6 +348,8 @@ export function compilePersona(core, documents) {
     [...new Set([...c.text.matchAll(/mentions (.+?) or related topics/g)].map((m) => m[1].replace(/["“”]/g, '').trim()))].filter((t) => !selfName.test(t)));
   persona.topics = topicLists.find((t) => !['pt', 'zh'].includes(core.detectLanguage(t.join(', '))) && !/\b(do|da|de)\b/.test(t.join(' '))) ?? topicLists[0] ?? [];
   if (!persona.topics.length) persona.topics = ['deep learning', 'neural networks', 'LLMs'];
+  persona.meta_sections = META_SECTIONS;
+  provenance.meta_sections = META_PROVENANCE;
 
   const dont = sectionsTitled(chunks, /Do Not Use This Skill When/i)[0];
   const notGood = /\*\*不擅长\*\*：([^#]+?)##/.exec(all);
