@@ -6,7 +6,7 @@
 //   await engine.store('notes', [{ source: 'a.md', text }], { onProgress });
 //   const { results } = await engine.search('notes', 'question');
 import { urlReader } from './engine/backend.mjs';
-import { VesperError } from './engine/errors.mjs';
+import { memoryAware, VesperError } from './engine/errors.mjs';
 import { loadModel } from './engine/model.mjs';
 import { addChunks, calibrate, chunkDocuments } from './engine/kb.mjs';
 
@@ -137,7 +137,14 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
     // a failure or a cancel (signal) leaves the model and every database as
     // they were. onProgress({ stage: 'download' | 'embed', label, done, total }).
     async switchModel(folder, { variant = null, dims = null, files = [], cached = false, reembed = {}, metaHeadings = [], onProgress: progress = onProgress, signal = null } = {}) {
-      const chosen = await loadModel({ core, model: folder, files, cached, variant, dims, preferWebGPU, onProgress: progress, onSwitch: (now) => now.embedder === embedder && lost(now) });
+      // Out of memory (a model too large for this device) is named as such.
+      const what = `the model in ${folder}`;
+      let chosen;
+      try {
+        chosen = await loadModel({ core, model: folder, files, cached, variant, dims, preferWebGPU, onProgress: progress, onSwitch: (now) => now.embedder === embedder && lost(now) });
+      } catch (err) {
+        throw memoryAware(err, what);
+      }
       const rebuilt = new Map();
       try {
         for (const [name, docs] of Object.entries(reembed)) {
@@ -148,7 +155,7 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
       } catch (err) {
         for (const db of rebuilt.values()) db.dispose();
         await chosen.embedder.dispose?.();
-        throw err;
+        throw memoryAware(err, `re-embedding with ${chosen.embedder.info?.id ?? what}`);
       }
       await embedder?.dispose?.();
       active = chosen;

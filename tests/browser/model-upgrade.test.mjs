@@ -32,7 +32,7 @@ const DATA = 'onnx/model_quantized.onnx_data';
 const hub = { files: new Map(), requests: [], drop: new Set(), slow: 0 };
 let hubServer, hubBase, siteServer;
 
-function startHub() {
+function startHub(port = 0) {
   hubServer = createServer(async (req, res) => {
     const path = new URL(req.url, 'http://x').pathname;
     hub.requests.push({ path, range: req.headers.range ?? null });
@@ -57,7 +57,7 @@ function startHub() {
     }
     res.end(hub.slow ? undefined : rest);
   });
-  return new Promise((r) => hubServer.listen(0, '127.0.0.1', () => r(`http://127.0.0.1:${hubServer.address().port}`)));
+  return new Promise((r) => hubServer.listen(port, '127.0.0.1', () => r(`http://127.0.0.1:${hubServer.address().port}`)));
 }
 
 const sha256 = (b) => createHash('sha256').update(b).digest('hex');
@@ -237,5 +237,30 @@ test('a download the storage quota cannot take is refused before a byte is writt
   assert.match(await page.textContent('#model-status'), /not enough browser storage for Tiny hub model \(q8\): it needs 1\.3 MB, this site may use 0\.1 MB more/);
   assert.equal(hub.requests.length, seen, 'nothing was requested');
   assert.equal(await page.evaluate(() => window.vesperEngine.model.id), 'vesper-default');
+  await browser.close();
+});
+
+test('a model this device has no memory for is refused with the cause named, and the current model stays', { timeout: 120_000 }, async () => {
+  // The first test took the hub down for its offline reload: back, at the manifests' address.
+  if (!hubServer.listening) await startHub(Number(new URL(hubBase).port));
+  const browser = await launchWasm();
+  const page = await browser.newPage();
+  await page.goto(urlOf(siteServer, '/'));
+  await ready(page);
+  // From here the browser cannot reserve memory for a new WebAssembly
+  // instance, as Chrome says when a device is out of address space.
+  await page.evaluate(() => {
+    const oom = () => Promise.reject(new RangeError('WebAssembly.instantiate(): Out of memory: Cannot allocate Wasm memory for new instance'));
+    window.realWasm = { instantiate: WebAssembly.instantiate, instantiateStreaming: WebAssembly.instantiateStreaming };
+    WebAssembly.instantiate = oom;
+    WebAssembly.instantiateStreaming = oom;
+  });
+  await openPicker(page);
+  await card(page, 'tiny-hub').locator('button').click();
+  await page.waitForFunction(() => /Could not switch/.test(document.querySelector('#model-status').textContent), null, { timeout: 60_000 });
+  assert.match(await page.textContent('#model-status'), /not enough memory for the model in .*tiny-hub.*Out of memory.*Still using/);
+  await page.evaluate(() => Object.assign(WebAssembly, window.realWasm));
+  assert.deepEqual(await modelOf(page), { model: 'vesper-default', db: 'vesper-default', size: (await modelOf(page)).size });
+  assert.ok((await searchFor(page, 'What is Software 2.0?')).ranked > 0, 'the default model still searches');
   await browser.close();
 });
