@@ -178,6 +178,7 @@ Made by \`bash bench/docsets/fetch.sh && node bench/docsets/eval.mjs --markdown 
 - **Baseline**: document-level BM25 (title x3 (with the front matter's description where a page has one), light en/pt suffix stripping, Chinese bigrams); its "rejected" is a fixed
   30% of the query's best possible score and also rejects many answerable questions, so only its ranked@5 is a fair
   comparison.
+- **Methods tried** on these sets, with their effect on every measure: METHODS.md.
 
 `;
 

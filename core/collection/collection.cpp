@@ -193,6 +193,7 @@ std::vector<SearchResult> Collection::Search(std::string_view query_text, const 
   }
   if (use_lexical && !query_text.empty()) bm25_.Search(query_text, pool, lexical_hits_);
   translated_hits_.clear();
+  translated_query_.clear();
   if (use_lexical && lexicon_ && !query_text.empty()) SearchTranslated(query_text, query_language, pool);
 
   std::unordered_map<uint32_t, size_t>& at = fused_at_;
@@ -357,6 +358,9 @@ void Collection::SearchTranslated(std::string_view query_text, const std::string
     if (language == query_language || !lexicon_->Knows(language)) continue;
     std::vector<TermGroup> groups = lexicon_->Translate(query_text, query_language, language);
     if (groups.empty()) continue;
+    for (const TermGroup& g : groups) {
+      if (!g.empty()) translated_query_.append(translated_query_.empty() ? "" : " ").append(g.front());
+    }
     bm25_.SearchAlternatives(groups, pool, hits_in_language_);
     for (const Hit& h : hits_in_language_) {
       if (chunks_[h.label].language == language) translated_hits_.push_back(h);
@@ -480,6 +484,16 @@ void Collection::DescribeTop(const SearchResult& top, const std::string& query_l
   e.top_same_language = chunks_[top.label].language == query_language;
   if (!matched || top.label >= pieces_.size()) return;
   e.vocabulary_coverage = matcher_->VocabularyCoverage(query_pieces_, known_pieces_, vocabulary_);
+  // A collection with no text in the query's language cannot know its
+  // words; what it can know is their translation (a Chinese question about
+  // English pages): measured on that instead, where it says more.
+  const std::vector<std::string>& held = Languages();
+  if (!translated_query_.empty() && std::find(held.begin(), held.end(), query_language) == held.end()) {
+    std::vector<int32_t> ids;
+    tokenizer_->EncodeIds(translated_query_, ids);
+    const std::vector<int32_t> translated = matcher_->Distinct(ids.data(), ids.size());
+    e.vocabulary_coverage = std::max(e.vocabulary_coverage, matcher_->VocabularyCoverage(translated, known_pieces_, vocabulary_));
+  }
   e.top_coverage_loose = matcher_->Coverage(query_pieces_, pieces_[top.label], kLooseMatch);
   e.top_coverage_strict = matcher_->Coverage(query_pieces_, pieces_[top.label], kStrictMatch);
 }

@@ -222,6 +222,10 @@ class Collection {
   mutable bool languages_stale_ = true;
   mutable std::vector<int32_t> query_ids_;
   mutable std::vector<int32_t> query_pieces_;
+  // The query's translation into the collection's other languages (each
+  // word's first alternative), per query: what the collection's vocabulary
+  // is measured against when it holds no text in the query's language.
+  mutable std::string translated_query_;
 };
 
 }  // namespace vesper

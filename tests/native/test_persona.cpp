@@ -11,6 +11,7 @@
 #include "core/collection/pack.h"
 #include "core/embed/pipeline.h"
 #include "core/embed/static_model.h"
+#include "core/lexical/lexicon.h"
 #include "core/persona/answer.h"
 #include "core/persona/evidence.h"
 #include "core/persona/followup.h"
@@ -492,6 +493,44 @@ TEST_CASE("a conversation keeps its topic: follow-ups continue it, a new questio
   w.Ask("Can you write a marketing plan for my business strategy?", s);
   CHECK(s.topic.empty());
   CHECK(s.passages.empty());
+}
+
+TEST_CASE("a question in a language the collection does not hold is measured by its translation's vocabulary", "[query][lexicon]") {
+  const World& w = TheWorld();
+  // The knowledge base's English passages alone: an English site.
+  auto english = [&](bool lexicon) {
+    auto db = std::make_unique<Collection>("english", w.db->model());
+    db->EnablePieceMatch(std::make_shared<PieceMatcher>(w.model), w.tok);
+    if (lexicon) db->EnableLexicon(Lexicon::FromTsv(test::ReadFile(std::string(VESPER_MODELS_DIR) + "/default/lexicon.tsv")));
+    std::vector<Chunk> chunks;
+    std::vector<float> vectors;
+    for (uint32_t label = 0; label < w.db->slots(); ++label) {
+      const Chunk& c = w.db->chunk(label);
+      if (c.language != "en") continue;
+      chunks.push_back(c);
+      std::vector<float> v(w.model->dims());
+      w.db->vector(label, v.data());
+      vectors.insert(vectors.end(), v.begin(), v.end());
+    }
+    db->Add(std::move(chunks), vectors.data(), vectors.size() / w.model->dims());
+    return db;
+  };
+  const auto plain = english(false), translating = english(true);
+  const std::string q = "为什么特斯拉只用摄像头";  // why does Tesla use cameras only
+  std::vector<float> v = w.Embed(q);
+  SearchOptions opt;
+  opt.threshold = -1.f;
+  QueryEvidence without, with;
+  plain->Search(q, v.data(), v.size(), opt, &without);
+  translating->Search(q, v.data(), v.size(), opt, &with);
+  CHECK(with.language == "zh");
+  CHECK(with.vocabulary_coverage > without.vocabulary_coverage + 0.1f);
+  // A question in the collection's own language is measured as it is.
+  const std::string en = "Why does Tesla use cameras only?";
+  std::vector<float> ve = w.Embed(en);
+  plain->Search(en, ve.data(), ve.size(), opt, &without);
+  translating->Search(en, ve.data(), ve.size(), opt, &with);
+  CHECK(with.vocabulary_coverage == Approx(without.vocabulary_coverage));
 }
 
 }  // namespace vesper
