@@ -355,6 +355,8 @@ class JsCollection {
       o.mode = ParseMode(Str(options, "mode", "hybrid"));
       o.translated_weight = static_cast<float>(Num(options, "translatedWeight", o.translated_weight));
       o.page_weight = static_cast<float>(Num(options, "pageWeight", o.page_weight));
+      o.page_repeat_penalty = static_cast<float>(Num(options, "pageRepeatPenalty", o.page_repeat_penalty));
+      o.passages_per_page = Count(options, "passagesPerPage", o.passages_per_page, kMaxK);
       if (query_dims > g_floats.size()) throw Error(ErrorCode::kInvalidArgument, "staged query vector missing");
       QueryResponse r = Query(c_, text, query_dims ? g_floats.data() : nullptr, query_dims, o);
       val results = val::array();
@@ -411,6 +413,8 @@ class JsCollection {
       o.lexical_weight = static_cast<float>(Num(options, "lexicalWeight", o.lexical_weight));
       o.translated_weight = static_cast<float>(Num(options, "translatedWeight", o.translated_weight));
       o.page_weight = static_cast<float>(Num(options, "pageWeight", o.page_weight));
+      o.page_repeat_penalty = static_cast<float>(Num(options, "pageRepeatPenalty", o.page_repeat_penalty));
+      o.passages_per_page = Count(options, "passagesPerPage", o.passages_per_page, kMaxK);
       o.mode = ParseMode(Str(options, "mode", "hybrid"));
       if (query_dims > g_floats.size()) throw Error(ErrorCode::kInvalidArgument, "staged query vector missing");
       auto results = c_.Search(text, query_dims ? g_floats.data() : nullptr, query_dims, o);

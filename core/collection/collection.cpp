@@ -104,11 +104,42 @@ void Collection::AssignPage(uint32_t label) {
 // rewards words of one language), and ranks the query's language up instead
 // of the answer: the default knowledge base has 5.
 constexpr size_t kMinPagesForPageEvidence = 20;
+// Candidates per result asked for, where results are spread over pages.
+constexpr size_t kPagesPoolFactor = 4;
+
+namespace {
+
+void SortResults(std::vector<SearchResult>& results) {
+  std::sort(results.begin(), results.end(), [](const SearchResult& a, const SearchResult& b) {
+    if (a.fused != b.fused) return a.fused > b.fused;
+    if (a.score != b.score) return a.score > b.score;
+    return a.label < b.label;
+  });
+}
+
+}  // namespace
+
+bool Collection::UsesPages() const { return page_ids_.size() >= kMinPagesForPageEvidence; }
 
 void Collection::ScorePages(std::string_view query_text, std::vector<SearchResult>& results) const {
-  if (query_text.empty() || page_ids_.size() < kMinPagesForPageEvidence) return;
+  if (query_text.empty() || !UsesPages()) return;
   bm25_.ScoreGroups(query_text, page_of_, page_ids_.size(), page_scores_);
   for (SearchResult& s : results) s.page_score = page_scores_[page_of_[s.label]];
+}
+
+// results are in ranking order; passages of a page past its first few lose
+// page_repeat_penalty and the list is sorted again, so scores still fall
+// down the list.
+void Collection::SpreadPages(const SearchOptions& opt, std::vector<SearchResult>& results) const {
+  if (!UsesPages() || opt.page_repeat_penalty <= 0.f) return;
+  page_seen_.assign(page_ids_.size(), 0);
+  bool changed = false;
+  for (SearchResult& s : results) {
+    if (page_seen_[page_of_[s.label]]++ < opt.passages_per_page) continue;
+    s.fused -= opt.page_repeat_penalty;
+    changed = true;
+  }
+  if (changed) SortResults(results);
 }
 
 void Collection::MaybeBuildHnsw() {
@@ -175,6 +206,8 @@ std::vector<SearchResult> Collection::Search(std::string_view query_text, const 
   // Fusion needs more candidates than it returns.
   size_t pool = mode == SearchMode::kHybrid ? std::max<size_t>(opt.k * 4, 32) : opt.k;
   if (matcher_ && mode == SearchMode::kHybrid) pool = std::max(pool, opt.rerank_pool);
+  // Spreading the first results over pages needs other pages' passages to spread to.
+  if (use_lexical && UsesPages()) pool = std::max(pool, opt.k * kPagesPoolFactor);
 
   vector_hits_.clear();
   lexical_hits_.clear();
@@ -246,11 +279,8 @@ std::vector<SearchResult> Collection::Search(std::string_view query_text, const 
     GatherEvidence(q, query_language, opt.translated_weight, *evidence);
     SummariseMatches(results, *evidence);
   }
-  std::sort(results.begin(), results.end(), [](const SearchResult& a, const SearchResult& b) {
-    if (a.fused != b.fused) return a.fused > b.fused;
-    if (a.score != b.score) return a.score > b.score;
-    return a.label < b.label;
-  });
+  SortResults(results);
+  if (use_lexical) SpreadPages(opt, results);
   if (evidence && !results.empty()) DescribeTop(results[0], query_language, rerank, *evidence);
   if (results.size() > opt.k) results.resize(opt.k);
   return results;

@@ -62,6 +62,11 @@ struct SearchOptions {
   // a question are often spread over its sections (chosen on the development
   // halves of bench/docsets, bench/docsets/EVAL.md).
   float page_weight = 0.5f;
+  // ... and, there, what a page's passages after its first
+  // `passages_per_page` lose in the ranking, so that the first results name
+  // several pages rather than one page five times (chosen likewise).
+  float page_repeat_penalty = 0.2f;
+  size_t passages_per_page = 1;
 };
 
 struct SearchResult {
@@ -167,6 +172,8 @@ class Collection {
   void IndexLexical(uint32_t label);
   void AssignPage(uint32_t label);
   void ScorePages(std::string_view query_text, std::vector<SearchResult>& results) const;
+  bool UsesPages() const;
+  void SpreadPages(const SearchOptions& opt, std::vector<SearchResult>& results) const;
   void MaybeBuildHnsw();
   void GatherEvidence(const float* q, const std::string& query_language, float translated_weight, QueryEvidence& e) const;
   void Fuse(SearchMode mode, bool use_vectors, bool rerank, const std::string& query_language, const SearchOptions& opt,
@@ -189,6 +196,7 @@ class Collection {
   std::vector<uint32_t> page_of_;                       // label -> page (its source), for page evidence
   std::unordered_map<std::string, uint32_t> page_ids_;  // source -> page
   mutable std::vector<float> page_scores_;              // per-query scratch
+  mutable std::vector<uint32_t> page_seen_;             // per-query scratch: passages ranked per page
   VectorStore store_;
   std::unique_ptr<HnswIndex> hnsw_;
   Bm25Index bm25_;

@@ -18,6 +18,8 @@ QueryResponse Query(const Collection& collection, std::string_view text, const f
   so.exact = opt.exact;
   so.translated_weight = opt.translated_weight;
   so.page_weight = opt.page_weight;
+  so.page_repeat_penalty = opt.page_repeat_penalty;
+  so.passages_per_page = opt.passages_per_page;
   // Rank everything: the decision below, not a per-result bar, says what is shown.
   so.threshold = vectors ? -1.f : 0.f;
   QueryResponse r;

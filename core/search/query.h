@@ -27,6 +27,8 @@ struct QueryOptions {
   float translated_weight = SearchOptions{}.translated_weight;
   // SearchOptions::page_weight (collections of many pages).
   float page_weight = SearchOptions{}.page_weight;
+  float page_repeat_penalty = SearchOptions{}.page_repeat_penalty;
+  size_t passages_per_page = SearchOptions{}.passages_per_page;
 };
 
 struct QueryResponse {

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <set>
+
 #include "core/collection/collection.h"
 #include "core/util/error.h"
 #include "fake_embedder.h"
@@ -218,4 +220,39 @@ TEST_CASE("in a collection of many pages, a page that answers as a whole ranks u
   // Passage by passage, a filler page matching one word ranks as high.
   REQUIRE(!without.empty());
   CHECK(with[0].fused > without[0].fused);
+}
+
+TEST_CASE("in a collection of many pages, the first results name several pages and scores still fall", "[collection]") {
+  Collection c("site", test::FakeModel());
+  std::vector<Chunk> chunks;
+  auto add = [&](const std::string& source, const std::string& text) {
+    auto more = ChunkDocument(source, text);
+    chunks.insert(chunks.end(), more.begin(), more.end());
+  };
+  // One long page says "rebase" in every section; other pages say it once.
+  std::string long_page = "# git-rebase\n\n";
+  for (int i = 0; i < 8; ++i) long_page += "## Part " + std::to_string(i) + "\n\nRebase the branch, rebase again, rebase onto " + std::to_string(i) + ".\n\n";
+  add("git-rebase.md", long_page);
+  for (int i = 0; i < 24; ++i) add("page" + std::to_string(i) + ".md", "# Page " + std::to_string(i) + "\n\nOne may rebase here, page " + std::to_string(i) + ".\n");
+  auto vectors = test::FakeEmbedChunks(chunks, 128);
+  c.Add(std::move(chunks), vectors.data(), vectors.size() / 128);
+  SearchOptions opt;
+  opt.k = 5;
+  opt.threshold = -1.f;
+  opt.mode = SearchMode::kLexical;
+  auto pages_in = [&](const std::vector<SearchResult>& rs) {
+    std::set<std::string> pages;
+    for (const SearchResult& s : rs) pages.insert(c.chunk(s.label).source);
+    return pages.size();
+  };
+  opt.page_repeat_penalty = 0.f;
+  auto together = c.Search("rebase", nullptr, 0, opt);
+  opt.page_repeat_penalty = 0.2f;
+  opt.passages_per_page = 1;
+  auto spread = c.Search("rebase", nullptr, 0, opt);
+  REQUIRE(spread.size() == 5);
+  CHECK(pages_in(together) < 3);
+  CHECK(pages_in(spread) == 5);
+  CHECK(c.chunk(spread[0].label).source == "git-rebase.md");
+  for (size_t i = 1; i < spread.size(); ++i) CHECK(spread[i].fused <= spread[i - 1].fused);
 }
