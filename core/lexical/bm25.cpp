@@ -135,7 +135,10 @@ void Bm25Index::PrepareQuery(std::string_view query, std::vector<QueryTerm>& ter
   std::unordered_set<std::string>& seen = seen_terms_;
   seen.clear();
   SplitWords(query, [&](WordSpan&& w) {
-    if (seen.count(w.term)) return;
+    // Function words say how something is asked, not what about: they
+    // neither score nor count in what the query could score, as a query's
+    // translation (whose function words the lexicon drops) does not.
+    if (seen.count(w.term) || FunctionWords().count(w.term)) return;
     auto it = term_ids_.find(w.term);
     int32_t id = (it == term_ids_.end() || df_[it->second] == 0) ? -1 : static_cast<int32_t>(it->second);
     float idf = Idf(id < 0 ? 0 : df_[id]);

@@ -12,42 +12,6 @@ namespace vesper {
 
 namespace {
 
-const std::unordered_set<std::string>& RawStopwords();
-
-// Function words of en and pt, and the CJK bigrams of question words: they
-// say how something is asked, not what about.
-const std::unordered_set<std::string>& Stopwords() {
-  // As the word splitter spells them (plurals folded: "whats" -> "what").
-  static const std::unordered_set<std::string> kFolded = [] {
-    std::unordered_set<std::string> out;
-    for (std::string w : RawStopwords()) {
-      FoldPlural(w);
-      out.insert(std::move(w));
-    }
-    return out;
-  }();
-  return kFolded;
-}
-
-const std::unordered_set<std::string>& RawStopwords() {
-  static const std::unordered_set<std::string> kWords = {
-      "the", "and", "for", "what", "why", "how", "does", "did", "his", "her", "him", "are", "was", "were", "with",
-      "that", "this", "from", "about", "which", "who", "when", "where", "you", "your", "can", "should", "would",
-      "into", "there", "their", "they", "them", "have", "has", "had", "not", "but", "its", "our", "out", "any",
-      "tell", "think", "say", "said", "give", "more", "some", "yourself", "whats", "is", "do", "of", "to", "in",
-      "on", "at", "a", "an", "be", "it", "me", "my", "i", "or", "as", "by", "so", "if", "we", "us", "he", "she",
-      "que", "por", "para", "com", "uma", "um", "dos", "das", "ele", "ela", "como", "qual", "quais", "sobre",
-      "isso", "esse", "essa", "este", "esta", "nao", "mais", "seu", "sua", "pelo", "pela", "nos", "nas", "ser",
-      "voce", "voces", "foi", "era", "sao", "tem", "teve", "fez", "faz", "acha", "quando", "onde", "quem", "porque",
-      "de", "do", "da", "o", "os", "as", "e", "em", "no", "na", "se", "ao", "te", "lhe", "seus", "suas", "pra",
-      "\xE4\xBB\x80\xE4\xB9\x88", "\xE4\xB8\xBA\xE4\xBB\x80", "\xE6\x80\x8E\xE4\xB9\x88", "\xE5\xA6\x82\xE4\xBD\x95",  // 什么 为什 怎么 如何
-      "\xE4\xBD\xA0\xE7\x9A\x84", "\xE4\xBD\xA0\xE5\x9C\xA8", "\xE4\xBB\x96\xE7\x9A\x84", "\xE4\xB8\x80\xE4\xB8\xAA",  // 你的 你在 他的 一个
-      "\xE5\x93\xAA\xE4\xBA\x9B", "\xE5\x93\xAA\xE4\xB8\xAA", "\xE6\x98\xAF\xE4\xBB\x80", "\xE4\xB9\x88\xE6\x97\xB6",  // 哪些 哪个 是什 么时
-      "\xE4\xBD\xA0\xE8\xA7\x89", "\xE8\xA7\x89\xE5\xBE\x97", "\xE4\xBD\xA0\xE6\x98\xAF", "\xE6\x80\x8E\xE6\xA0\xB7",  // 你觉 觉得 你是 怎样
-      "\xE4\xBD\xA0", "\xE6\x88\x91", "\xE4\xBB\x96", "\xE5\x90\x97", "\xE5\x91\xA2", "\xE7\x9A\x84", "\xE6\x98\xAF"};  // 你 我 他 吗 呢 的 是
-  return kWords;
-}
-
 bool HasAny(const std::string& folded, std::initializer_list<const char*> cues) {
   for (const char* c : cues) {
     if (ContainsWord(folded, c)) return true;
@@ -164,7 +128,7 @@ QuestionTerms TermsOf(std::string_view question, const Collection& collection) {
   std::unordered_set<std::string> seen;
   SplitWords(question, [&](WordSpan&& w) {
     const bool cjk = static_cast<unsigned char>(w.term[0]) >= 0xE0;
-    if ((!cjk && w.term.size() < 2) || Stopwords().count(w.term) || !seen.insert(w.term).second) return;
+    if ((!cjk && w.term.size() < 2) || FunctionWords().count(w.term) || !seen.insert(w.term).second) return;
     // A word no passage holds cannot tell passages' sentences apart.
     const float weight = collection.TermRarity(w.term);
     if (weight >= kUnseen) return;

@@ -8,6 +8,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace vesper {
@@ -28,5 +29,9 @@ void FoldPlural(std::string& word);
 void SplitWords(std::string_view text, const std::function<void(WordSpan&&)>& emit);
 
 std::vector<WordSpan> SplitWords(std::string_view text);
+
+// Function words of en and pt and the CJK bigrams of question words, as
+// SplitWords spells them: they say how something is asked, not what about.
+const std::unordered_set<std::string>& FunctionWords();
 
 }  // namespace vesper

@@ -95,3 +95,20 @@ TEST_CASE("BM25 over pages sums a page's passages and counts pages for idf", "[l
   bm25.ScoreGroups("delete remote", {5, 5}, 3, pages);
   CHECK(pages == std::vector<float>(3, 0.f));
 }
+
+TEST_CASE("function words neither score nor count in what a query could score", "[lexical]") {
+  Bm25Index bm25;
+  bm25.Add(0, "Tesla bet on cameras instead of lidar");
+  bm25.Add(1, "why did the model fail and what did it do");
+  std::vector<Hit> content, asked;
+  bm25.Search("tesla cameras", 2, content);
+  bm25.Search("Why did the Tesla cameras do it?", 2, asked);
+  REQUIRE(content.size() == 1);
+  // Asked in a whole sentence, the same content words score the same.
+  REQUIRE(asked.size() == 1);
+  CHECK(asked[0].label == 0);
+  CHECK(asked[0].score == Approx(content[0].score));
+  std::vector<Hit> none;
+  bm25.Search("why did the what", 2, none);
+  CHECK(none.empty());
+}

@@ -48,7 +48,8 @@ test('the evaluation reproduces: the model and hybrid beat BM25, out-of-domain i
   const committed = JSON.parse(readFileSync(join(dir, 'eval/report.json'), 'utf8'));
   assert.deepEqual(r.table, committed.table, 'EVAL.md is what the committed model scores');
   const cross = r.table['cross-lingual'];
-  assert.equal(cross.bm25.hit5, 0);
+  // BM25 finds only names and numbers across languages: the model finds more.
+  assert.ok(cross.bm25.hit5 < cross.model.hit5, `cross-lingual BM25 ${cross.bm25.hit5} vs model ${cross.model.hit5}`);
   assert.ok(cross.model.hit5 > 0.2 && cross.hybrid.hit5 > 0.2);
   // The issue's bar: the model alone and hybrid beat BM25 on paraphrased and cross-lingual questions.
   for (const group of ['all', 'paraphrased', 'cross-lingual']) {
