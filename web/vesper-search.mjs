@@ -178,7 +178,8 @@ class VesperSearch extends HTMLElement {
         : shown.map((r) => this.item(r, !results.length));
       this.list.replaceChildren(...items);
       this.status.textContent = results.length ? ''
-        : unsure ? 'Not sure anything here answers that. The closest passages:' : 'Nothing here seems to answer that. The nearest passages:';
+        : !shown.length ? 'Nothing here seems to answer that.'
+          : unsure ? 'Not sure anything here answers that. The closest passages:' : 'Nothing here seems to answer that. The nearest passages:';
       this.dispatchEvent(new CustomEvent('vesper-results', { detail: { query, results } }));
     } catch (err) {
       this.fail(err.message);

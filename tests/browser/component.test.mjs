@@ -45,11 +45,21 @@ test('<vesper-search> says when nothing answers and lists the nearest passages g
   const page = await browser.newPage();
   const errors = watchConsole(page);
   const { results } = await openExample(page);
-  await page.locator('vesper-search input').fill('How do I bake sourdough bread at home?');
+  // This pack is searched by its words (no model attribute): a question that
+  // shares a few of them is not answered, and its nearest passages are listed.
+  await page.locator('vesper-search input').fill('Which sourdough starter and flour should I use to bake bread at home?');
   assert.equal(await results, 0);
   assert.match(await page.locator('vesper-search .status').textContent(), /Nothing here seems to answer that/);
   const near = await page.locator('vesper-search li[part="near-miss"]').count();
   assert.ok(near > 0 && near <= 3, `${near} near misses`);
+  // One that shares none but function words ("how do I ... at") has no nearest passage to list.
+  const none = page.evaluate(() => new Promise((resolve) => {
+    document.querySelector('vesper-search').addEventListener('vesper-results', (e) => resolve(e.detail), { once: true });
+  }));
+  await page.locator('vesper-search input').fill('How do I bake sourdough bread at home?');
+  await none;
+  assert.equal(await page.locator('vesper-search .status').textContent(), 'Nothing here seems to answer that.');
+  assert.equal(await page.locator('vesper-search li[part="near-miss"]').count(), 0);
   assert.deepEqual(errors, []);
 });
 
@@ -95,6 +105,16 @@ test('<vesper-search> over a site pack: pages as links with marked excerpts, sec
   await page.locator('vesper-search input').press('ArrowDown');
   assert.equal(await page.evaluate(() => document.querySelector('vesper-search').shadowRoot.activeElement?.textContent), 'Albatross Field Guide');
   await page.screenshot({ path: join(artifacts, 'component-site.png') });
+  // On a phone (360 px): the results wrap inside the screen, nothing scrolls sideways.
+  await page.setViewportSize({ width: 360, height: 740 });
+  const widths = await page.evaluate(() => {
+    const el = document.querySelector('vesper-search');
+    const widest = Math.max(...[...el.shadowRoot.querySelectorAll('*')].map((n) => n.getBoundingClientRect().right));
+    return { page: document.documentElement.scrollWidth, element: el.getBoundingClientRect().right, widest };
+  });
+  assert.ok(widths.page <= 360 && widths.element <= 360 && widths.widest <= 360, JSON.stringify(widths));
+  await page.screenshot({ path: join(artifacts, 'component-site-360.png') });
+  await page.setViewportSize({ width: 700, height: 700 });
   // The page the result opens marks the query's words in its main text, not in its scripts or navigation.
   await page.goto(href);
   await page.waitForSelector('mark.vesper-highlight');

@@ -188,11 +188,13 @@ function renderResults() {
   if (!shown.length) {
     const hint = document.createElement('li');
     hint.className = 'hint';
+    // A query that shares no word with a database searched by its words has no nearest passage.
+    const near = r.ranked.length ? ' The nearest passages:' : '';
     hint.textContent = r.answerable
-      ? `No passage scores above ${threshold.toFixed(2)}. The nearest passages:`
+      ? `No passage scores above ${threshold.toFixed(2)}.${near}`
       : r.unsure
         ? `Not sure this database answers that (confidence ${r.confidence.toFixed(2)}). The closest passages, in case one does:`
-        : `Nothing in this database seems to answer that (confidence ${r.confidence.toFixed(2)}). The nearest passages:`;
+        : `Nothing in this database seems to answer that (confidence ${r.confidence.toFixed(2)}).${near}`;
     list.append(hint);
     for (const x of r.ranked.slice(0, NEAR_MISSES)) list.append(resultItem(x, r, true));
   }
