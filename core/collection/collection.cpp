@@ -94,7 +94,9 @@ void Collection::IndexLexical(uint32_t label) {
 }
 
 void Collection::AssignPage(uint32_t label) {
-  auto [it, fresh] = page_ids_.emplace(chunks_[label].source, static_cast<uint32_t>(page_ids_.size()));
+  // A site's sections are documents named "url#anchor": their page is the url.
+  const std::string& source = chunks_[label].source;
+  auto [it, fresh] = page_ids_.emplace(source.substr(0, source.find('#')), static_cast<uint32_t>(page_ids_.size()));
   if (page_of_.size() <= label) page_of_.resize(label + 1);
   page_of_[label] = it->second;
 }

@@ -256,3 +256,31 @@ TEST_CASE("in a collection of many pages, the first results name several pages a
   CHECK(c.chunk(spread[0].label).source == "git-rebase.md");
   for (size_t i = 1; i < spread.size(); ++i) CHECK(spread[i].fused <= spread[i - 1].fused);
 }
+
+TEST_CASE("a site's sections (url#anchor) are one page for page evidence and spreading", "[collection]") {
+  Collection c("site", test::FakeModel());
+  std::vector<Chunk> chunks;
+  for (int p = 0; p < 24; ++p) {
+    for (int s = 0; s < 3; ++s) {
+      auto more = ChunkDocument("/page" + std::to_string(p) + "/#s" + std::to_string(s),
+                                "# Section\n\nRebase notes " + std::to_string(p * 3 + s) + (p == 0 ? " rebase rebase rebase" : "") + ".\n");
+      chunks.insert(chunks.end(), more.begin(), more.end());
+    }
+  }
+  auto vectors = test::FakeEmbedChunks(chunks, 128);
+  c.Add(std::move(chunks), vectors.data(), vectors.size() / 128);
+  SearchOptions opt;
+  opt.k = 5;
+  opt.threshold = -1.f;
+  opt.mode = SearchMode::kLexical;
+  auto found = c.Search("rebase", nullptr, 0, opt);
+  REQUIRE(found.size() == 5);
+  std::set<std::string> pages;
+  for (const SearchResult& s : found) {
+    const std::string& source = c.chunk(s.label).source;
+    pages.insert(source.substr(0, source.find('#')));
+  }
+  // Page 0's three sections say it most, but the first five name five pages.
+  CHECK(pages.size() == 5);
+  CHECK(c.chunk(found[0].label).source.rfind("/page0/#", 0) == 0);
+}

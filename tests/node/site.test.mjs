@@ -76,3 +76,13 @@ test('a page language is its passages\'; excerpts escape HTML; plain files stay 
   assert.equal(groups[0].url, null);
   await engine.dispose();
 });
+
+test('a page\'s description (HTML meta, Markdown front matter) leads its sections\' trail beside the title', () => {
+  const docs = siteDocuments([
+    { path: 'cli/uninstall.md', text: '---\ntitle: npm-uninstall\ndescription: Remove a package\n---\n\n# npm-uninstall\n\n## Synopsis\n\nnpm uninstall <pkg>\n' },
+    { path: 'guide/index.html', text: '<html><head><title>Guide</title><meta name="description" content="How to start &amp; stay"></head><body><main><h2 id="a">A</h2><p>Text.</p></main></body></html>' },
+  ]);
+  assert.equal(docs[0].source, '/cli/uninstall/#synopsis');
+  assert.match(docs[0].text, /^# npm-uninstall — Remove a package\n## Synopsis\n/);
+  assert.match(docs[1].text, /^# Guide — How to start & stay\n## A\n/);
+});

@@ -62,7 +62,7 @@ function* tokens(html) {
 // Sections of one HTML page: [{ level, title, anchor, body }] and the page's title and language.
 export function htmlSections(html) {
   const all = [...tokens(html)];
-  const page = { title: '', lang: '', sections: [] };
+  const page = { title: '', description: '', lang: '', sections: [] };
   const marked = all.some((t) => t.tag && !t.close && 'data-vesper-body' in t.attrs);
   const hasMain = all.some((t) => t.tag === 'main' && !t.close);
   const regionTag = marked ? null : hasMain ? 'main' : 'body';
@@ -80,6 +80,7 @@ export function htmlSections(html) {
       continue;
     }
     if (t.tag === 'html' && !t.close && t.attrs.lang) page.lang = t.attrs.lang;
+    if (t.tag === 'meta' && !t.close && t.attrs.name?.toLowerCase() === 'description') page.description = decodeEntities(t.attrs.content ?? '').trim();
     if (t.tag === 'title') inTitle = !t.close;
     if (!t.close) {
       const opens = (marked ? 'data-vesper-body' in t.attrs : t.tag === regionTag) ? 1 : 0;
@@ -130,13 +131,13 @@ export function slugger() {
   };
 }
 
-// Sections of one Markdown page, with its front matter's title and lang.
+// Sections of one Markdown page, with its front matter's title, description and lang.
 export function markdownSections(text) {
-  const page = { title: '', lang: '', sections: [] };
+  const page = { title: '', description: '', lang: '', sections: [] };
   const front = /^---\r?\n([^]*?)\r?\n---\r?\n/.exec(text);
   if (front) {
     for (const line of front[1].split(/\r?\n/)) {
-      const kv = /^(title|lang):\s*["']?(.*?)["']?\s*$/.exec(line);
+      const kv = /^(title|description|lang):\s*["']?(.*?)["']?\s*$/.exec(line);
       if (kv) page[kv[1]] = kv[2];
     }
     text = text.slice(front[0].length);
@@ -186,9 +187,13 @@ export function siteDocuments(files, { urlTemplate = DEFAULT_URL_TEMPLATE } = {}
       }
       const body = s.body.replace(/[ \t]+\n/g, '\n').replace(/\n{3,}/g, '\n\n').trim();
       if (!body) continue;
-      // The page's title leads unless its first heading already says it.
+      // The page's title leads unless its first heading already says it,
+      // with the page's description (a summary its author wrote) beside it,
+      // as the chunker does with a Markdown file's front matter.
       const titles = trail.map((h) => h.title).filter(Boolean);
-      if (page.title && titles[0] !== page.title) titles.unshift(page.title);
+      const lead = page.description && page.description !== page.title ? `${page.title} — ${page.description}` : page.title;
+      if (page.title && titles[0] === page.title) titles[0] = lead;
+      else if (page.title) titles.unshift(lead);
       const anchor = [...trail].reverse().find((h) => h.anchor)?.anchor;
       const text = `${titles.map((t, i) => `${'#'.repeat(Math.min(i + 1, 6))} ${t}`).join('\n')}\n\n${body}\n`;
       docs.push({ source: anchor ? `${url}#${anchor}` : url, text, language: page.lang || null });
