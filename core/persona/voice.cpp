@@ -128,6 +128,102 @@ std::string Chinese(std::string s, const std::vector<std::string>& names, const 
   return s;
 }
 
+// The first person singular of a Portuguese verb in the third: the
+// irregular ones the knowledge bases use, then the regular endings of the
+// preterite ("nasceu" -> "nasci", "trabalhou" -> "trabalhei", "partiu" ->
+// "parti") and the present ("trabalha" -> "trabalho", "escreve" ->
+// "escrevo"). The imperfect ("trabalhava", "dizia") is the same in both.
+std::string PortugueseFirstPersonVerb(const std::string& w) {
+  static const std::pair<const char*, const char*> kIrregular[] = {
+      {"\xC3\xA9", "sou"},  // é
+      {"foi", "fui"}, {"est\xC3\xA1", "estou"}, {"tem", "tenho"}, {"teve", "tive"}, {"fez", "fiz"},
+      {"faz", "fa\xC3\xA7o"}, {"diz", "digo"}, {"disse", "disse"}, {"vai", "vou"}, {"pode", "posso"},
+      {"p\xC3\xB4" "de", "pude"}, {"quer", "quero"}, {"quis", "quis"}, {"sabe", "sei"}, {"soube", "soube"},
+      {"deu", "dei"}, {"veio", "vim"}, {"viu", "vi"}, {"v\xC3\xAA", "vejo"}, {"era", "era"}, {"estava", "estava"},
+      {"acha", "acho"}, {"p\xC3\xB4s", "pus"}, {"trouxe", "trouxe"}, {"h\xC3\xA1", "h\xC3\xA1"}};
+  for (auto& [from, to] : kIrregular) {
+    if (w == from) return to;
+  }
+  auto ends = [&](const char* e) { size_t n = std::char_traits<char>::length(e); return w.size() > n + 1 && w.compare(w.size() - n, n, e) == 0; };
+  auto swap = [&](size_t drop, const char* add) { return w.substr(0, w.size() - drop) + add; };
+  if (ends("ava") || ends("ia")) return w;   // imperfect: the same form
+  if (ends("ou")) return swap(2, "ei");      // trabalhou -> trabalhei
+  if (ends("eu")) return swap(2, "i");       // nasceu -> nasci
+  if (ends("iu")) return swap(2, "i");       // partiu -> parti
+  if (ends("a")) return swap(1, "o");        // trabalha -> trabalho
+  if (ends("e")) return swap(1, "o");        // escreve -> escrevo
+  return w;
+}
+
+bool IsPortugueseWordByte(char c) { return IsAlpha(c) || (static_cast<unsigned char>(c) & 0x80) != 0; }
+
+// The Portuguese rewrite: the persona's name (or, opening a sentence, its
+// pronoun) as the subject becomes "Eu" or "eu" and its verb agrees; after a
+// preposition it becomes "mim" ("comigo" after "com"). pronouns: {subject}.
+std::string Portuguese(std::string s, const std::vector<std::string>& names, const std::vector<std::string>& pronouns) {
+  std::vector<std::string> sorted = names;
+  std::sort(sorted.begin(), sorted.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  const std::string self = "\x01";
+  for (const std::string& n : sorted) {
+    if (n.empty()) continue;
+    for (size_t at = s.find(n); at != std::string::npos; at = s.find(n, at + 1)) {
+      bool left = at == 0 || !IsPortugueseWordByte(s[at - 1]);
+      bool right = at + n.size() >= s.size() || !IsPortugueseWordByte(s[at + n.size()]);
+      if (left && right) s.replace(at, n.size(), self);
+    }
+  }
+  const std::string subject = pronouns.size() > 0 ? Capitalised(pronouns[0]) : "";
+  if (!subject.empty() && s.rfind(subject + " ", 0) == 0) s.replace(0, subject.size(), self);
+  std::string out;
+  for (size_t i = 0; i < s.size();) {
+    if (s[i] != '\x01') {
+      out += s[i++];
+      continue;
+    }
+    ++i;
+    const bool start = out.empty() || out.back() == '"' || (out.size() >= 2 && out[out.size() - 2] == '.');
+    size_t e = out.size();
+    while (e > 0 && out[e - 1] == ' ') --e;
+    size_t b = e;
+    while (b > 0 && IsPortugueseWordByte(out[b - 1])) --b;
+    std::string before = out.substr(b, e - b);
+    std::transform(before.begin(), before.end(), before.begin(), ::tolower);
+    if (before == "com") {
+      out.replace(b, out.size() - b, "comigo");
+      continue;
+    }
+    // "a carreira de Karpathy" would need "a minha carreira": a possessive
+    // keeps the name (its short form).
+    if (before == "de" || before == "do" || before == "da") {
+      out += sorted.back();
+      continue;
+    }
+    static const char* kPrepositions[] = {"por", "para", "sobre", "a", "entre", "contra", "sem", "segundo"};
+    if (std::any_of(std::begin(kPrepositions), std::end(kPrepositions), [&](const char* p) { return before == p; })) {
+      out += "mim";
+      continue;
+    }
+    out += start ? "Eu" : "eu";
+    // The verb that follows agrees with "eu" (past an adverb: "também escreveu").
+    while (i < s.size() && s[i] == ' ') {
+      size_t wb = i + 1, we = wb;
+      while (we < s.size() && IsPortugueseWordByte(s[we])) ++we;
+      std::string word = s.substr(wb, we - wb);
+      // A lower-case word (or one opening with an accented letter) is the verb; a name or number is not.
+      const unsigned char first = word.empty() ? 0 : static_cast<unsigned char>(word[0]);
+      if (!((first >= 'a' && first <= 'z') || first >= 0x80)) break;
+      out += ' ';
+      static const char* kAdverbs[] = {"tamb\xC3\xA9m", "sempre", "nunca", "j\xC3\xA1", "ainda", "n\xC3\xA3o", "logo", "depois"};
+      bool adverb = (word.size() > 5 && word.compare(word.size() - 5, 5, "mente") == 0) ||
+                    std::any_of(std::begin(kAdverbs), std::end(kAdverbs), [&](const char* a) { return word == a; });
+      out += adverb ? word : PortugueseFirstPersonVerb(word);
+      i = we;
+      if (!adverb) break;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string ToFirstPerson(std::string_view sentence, const std::string& language, const SelfReference& self) {
@@ -137,6 +233,7 @@ std::string ToFirstPerson(std::string_view sentence, const std::string& language
   std::string s(sentence);
   if (language == "en") return English(std::move(s), self.names, pronouns);
   if (language == "zh") return Chinese(std::move(s), self.names, pronouns);
+  if (language == "pt") return Portuguese(std::move(s), self.names, pronouns);
   return s;
 }
 

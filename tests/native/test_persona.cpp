@@ -384,6 +384,16 @@ TEST_CASE("sentences and the first person", "[persona]") {
   SelfReference her{{"Fei-Fei Li"}, {{"en", {"she", "her"}}}};
   CHECK(ToFirstPerson("She founded the lab; her students built ImageNet.", "en", her) == "I founded the lab; my students built ImageNet.");
   CHECK(ToFirstPerson("He founded the lab.", "en", her) == "He founded the lab.");
+  // Portuguese: the subject and its verb (preterite, present, irregular, past an adverb), objects, possessives.
+  SelfReference pt{{"Andrej Karpathy", "Karpathy"}, {{"pt", {"ele"}}}};
+  CHECK(ToFirstPerson("Andrej Karpathy nasceu em 1986 em Bratislava.", "pt", pt) == "Eu nasci em 1986 em Bratislava.");
+  CHECK(ToFirstPerson("Em 2017 Karpathy trabalhou na Tesla e depois foi para a OpenAI.", "pt", pt) == "Em 2017 eu trabalhei na Tesla e depois foi para a OpenAI.");
+  CHECK(ToFirstPerson("Karpathy também escreve sobre redes neurais.", "pt", pt) == "Eu também escrevo sobre redes neurais.");
+  CHECK(ToFirstPerson("Karpathy é professor. Ele acha que o código importa.", "pt", pt) == "Eu sou professor. Ele acha que o código importa.");
+  CHECK(ToFirstPerson("Ele acha que o código importa.", "pt", pt) == "Eu acho que o código importa.");
+  CHECK(ToFirstPerson("Os alunos estudaram com Karpathy e escreveram para Karpathy.", "pt", pt) == "Os alunos estudaram comigo e escreveram para mim.");
+  CHECK(ToFirstPerson("A carreira de Karpathy começou em Stanford.", "pt", pt) == "A carreira de Karpathy começou em Stanford.");
+  CHECK(ToFirstPerson("Karpathyano não é um nome.", "pt", pt) == "Karpathyano não é um nome.");
 }
 
 }  // namespace vesper

@@ -263,9 +263,10 @@ export function compilePersona(core, documents) {
   const female = count(/\b(she|her)\b/gi) > count(/\b(he|his|him)\b/gi);
   persona.self_pronouns = {
     en: female ? { subject: 'she', possessive: 'her' } : { subject: 'he', possessive: 'his' },
+    pt: { subject: count(/\bela\b/gi) > count(/\bele\b/gi) ? 'ela' : 'ele' },
     zh: { subject: count(/她/g) > count(/他/g) ? '她' : '他' },
   };
-  provenance.self_pronouns = 'the third-person pronouns the documents use most (en, zh)';
+  provenance.self_pronouns = 'the third-person pronouns the documents use most (en, pt, zh)';
   const ptIdentity = /Agente que simula ([^\n]+?)(?:\. Use|\n)/.exec(all);
   const zhIdentity = /\*\*我是谁\*\*：([^*]+?)(?=\s\*\*|$)/.exec(all);
   persona.identity = {
