@@ -80,11 +80,18 @@ bool Short(const std::string& folded) {
 }
 
 // The first place any of `words` occurs, in any language; npos if none.
+// language: that word's language.
 size_t First(const std::string& folded, const std::map<std::string, RoleWords>& all,
-             std::vector<std::string> RoleWords::*member) {
+             std::vector<std::string> RoleWords::*member, std::string* language = nullptr) {
   size_t best = std::string::npos;
   for (auto& [lang, w] : all) {
-    for (const std::string& word : w.*member) best = std::min(best, FindWord(folded, word));
+    for (const std::string& word : w.*member) {
+      const size_t at = FindWord(folded, word);
+      if (at < best) {
+        best = at;
+        if (language) *language = lang;
+      }
+    }
   }
   return best;
 }
@@ -97,12 +104,16 @@ RoleCommand ByRoleWords(const Persona& persona, std::string_view question, std::
   const std::string folded = FoldText(question);
   const auto& all = persona.role_words();
   if (all.empty() || AsksSomething(folded) || !Short(folded)) return RoleCommand::kNone;
-  const size_t exit = First(folded, all, &RoleWords::exit), back = First(folded, all, &RoleWords::reenter);
+  std::string exit_language, back_language;
+  const size_t exit = First(folded, all, &RoleWords::exit, &exit_language);
+  const size_t back = First(folded, all, &RoleWords::reenter, &back_language);
   const bool role = First(folded, all, &RoleWords::role) != std::string::npos;
   const bool self = First(folded, all, &RoleWords::self) != std::string::npos;
   const size_t verb = std::min(exit, back);
   if (verb == std::string::npos || (!role && !self)) return RoleCommand::kNone;
-  *language = AnswerLanguage(question);
+  // Answered in the language of the verb that asked ("volta a ser o
+  // Karpathy" is too short, and too full of a name, to detect).
+  *language = exit < back ? exit_language : back_language;
   if (self && !role) return RoleCommand::kExit;
   return exit < back ? RoleCommand::kExit : RoleCommand::kReenter;
 }

@@ -242,13 +242,18 @@ TEST_CASE("role commands said naturally are commands; questions that mention the
     CHECK(a.language == lang);
     CHECK_FALSE(s.in_role);
   }
-  const char* reentries[] = {"OK, back in character please.", "Pode voltar ao papel, por favor.",
-                             "\xE5\xA5\xBD\xE7\x9A\x84\xEF\xBC\x8C\xE7\xBB\xA7\xE7\xBB\xAD\xE6\x89\xAE\xE6\xBC\x94\xE5\x90\xA7"};  // 好的，继续扮演吧
-  for (const char* q : reentries) {
+  const std::pair<const char*, const char*> reentries[] = {
+      {"en", "OK, back in character please."}, {"pt", "Pode voltar ao papel, por favor."},
+      // Too short and too full of a name to detect: answered in its verb's language.
+      {"pt", "volta a ser o Karpathy"},
+      {"zh", "\xE5\xA5\xBD\xE7\x9A\x84\xEF\xBC\x8C\xE7\xBB\xA7\xE7\xBB\xAD\xE6\x89\xAE\xE6\xBC\x94\xE5\x90\xA7"}};  // 好的，继续扮演吧
+  for (auto& [lang, q] : reentries) {
     INFO(q);
     ConversationState s;
     s.in_role = false;
-    CHECK(w.Ask(q, s).kind == AnswerKind::kReentered);
+    Answer a = w.Ask(q, s);
+    CHECK(a.kind == AnswerKind::kReentered);
+    CHECK(a.language == lang);
     CHECK(s.in_role);
   }
   const char* questions[] = {"\xE4\xB8\xBA\xE4\xBB\x80\xE4\xB9\x88\xE9\x80\x80\xE5\x87\xBA Tesla\xEF\xBC\x9F",  // 为什么退出 Tesla？
