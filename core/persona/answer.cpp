@@ -133,6 +133,7 @@ class Turn {
   bool Relevant(const Unit& u) const {
     return u.shared >= opt_.weights.min_shared || u.similarity >= opt_.weights.min_similarity;
   }
+  bool Dated(const Unit& u) const { return years_.empty() || NamesAnyOf(u.sentence.text, years_); }
 
   Answer RoleChange(bool in_role, const std::string& lang) {
     a_.language = lang;
@@ -207,6 +208,7 @@ class Turn {
   ConversationState& state_;
   const AnswerOptions& opt_;
   const std::string q_;
+  std::vector<std::string> years_;  // the years the question names
   Answer a_;
   std::vector<std::string> blocks_;
 };
@@ -256,7 +258,7 @@ std::vector<const Unit*> Turn::Select(const std::vector<Unit>& units, QuestionTy
   const Unit* best = nullptr;
   for (const Unit& u : units) {
     const bool formed = !NeedsForm(type) || TypeFit(type, u.sentence.text) > 0.f;
-    if (Relevant(u) && formed && (!best || u.score > best->score)) best = &u;
+    if (Relevant(u) && Dated(u) && formed && (!best || u.score > best->score)) best = &u;
   }
   if (!best) {  // the decision says answerable; the best-scored unit leads
     for (const Unit& u : units) {
@@ -441,8 +443,10 @@ void Turn::FromPassages(const float* query_vector, size_t query_dims, bool about
   // passages the decision let through does, the honest answer is "I don't know".
   // A date for "when", a number for "how many": without one among them, nothing here answers.
   const bool formed = !NeedsForm(type);
+  // A year the question names must be named by what answers it.
+  years_ = YearsIn(q_);
   if (!about_topic && std::none_of(units.begin(), units.end(), [&](const Unit& u) {
-        return Relevant(u) && (formed || TypeFit(type, u.sentence.text) > 0.f);
+        return Relevant(u) && Dated(u) && (formed || TypeFit(type, u.sentence.text) > 0.f);
       }))
     return DontKnow();
   AnswerWriter w(persona_, db_, state_.in_role);

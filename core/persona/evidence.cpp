@@ -152,6 +152,40 @@ float SharedEvidence(const QuestionTerms& terms, std::string_view text) {
 
 bool NeedsForm(QuestionType type) { return type == QuestionType::kWhen || type == QuestionType::kHowMany; }
 
+namespace {
+
+bool IsAsciiDigit(char c) { return c >= '0' && c <= '9'; }
+
+// The 4-digit runs of text that read as years of the last two centuries.
+template <typename F>
+void ForEachYear(std::string_view text, F&& f) {
+  constexpr size_t kYearDigits = 4;
+  for (size_t i = 0; i + kYearDigits <= text.size(); ++i) {
+    if (!IsAsciiDigit(text[i]) || (i > 0 && IsAsciiDigit(text[i - 1]))) continue;
+    size_t e = i;
+    while (e < text.size() && IsAsciiDigit(text[e])) ++e;
+    const std::string_view run = text.substr(i, e - i);
+    if (run.size() == kYearDigits && (run.rfind("19", 0) == 0 || run.rfind("20", 0) == 0)) f(run);
+    i = e;
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> YearsIn(std::string_view text) {
+  std::vector<std::string> years;
+  ForEachYear(text, [&](std::string_view y) {
+    if (std::find(years.begin(), years.end(), y) == years.end()) years.emplace_back(y);
+  });
+  return years;
+}
+
+bool NamesAnyOf(std::string_view sentence, const std::vector<std::string>& years) {
+  bool found = false;
+  ForEachYear(sentence, [&](std::string_view y) { found = found || std::find(years.begin(), years.end(), y) != years.end(); });
+  return found;
+}
+
 bool HasReasonCue(std::string_view sentence) {
   const std::string f = FoldText(sentence);
   return HasAny(f, {"because", "since", "so that", "reason", "the point is", "which means", "due to", "porque", "pois",

@@ -39,6 +39,12 @@ float TypeFit(QuestionType type, std::string_view sentence);
 // answer it.
 bool NeedsForm(QuestionType type);
 
+// The years a text names (1900-2099, not part of a longer number): a
+// question that names one ("How many cars did Tesla sell in 2022?") is
+// answered only by a sentence that names it too.
+std::vector<std::string> YearsIn(std::string_view text);
+bool NamesAnyOf(std::string_view sentence, const std::vector<std::string>& years);
+
 bool HasReasonCue(std::string_view sentence);
 // Names a weakness ("counterpoint", "fails", "contraponto", "局限").
 bool HasLimitationCue(std::string_view sentence);

@@ -548,4 +548,18 @@ TEST_CASE("a question in a language the collection does not hold is measured by 
   CHECK(with.vocabulary_coverage == Approx(without.vocabulary_coverage));
 }
 
+TEST_CASE("a question that names a year is answered only by what names it", "[persona]") {
+  const World& w = TheWorld();
+  CHECK(YearsIn("How many cars did Tesla sell in 2022? Not 12022 or 1850.") == std::vector<std::string>{"2022"});
+  ConversationState s;
+  Answer sales = w.Ask("How many cars did Tesla sell in 2022?", s);
+  INFO(sales.text);
+  CHECK(sales.kind == AnswerKind::kDontKnow);  // the fleet size ("1M+ cars on the road") does not answer it
+  ConversationState t;
+  Answer joined = w.Ask("What did Karpathy start doing at Tesla in 2017?", t);
+  INFO(joined.text);
+  // Either an answer that names the year or an honest "I don't know"; never a sentence about another time.
+  CHECK((joined.kind == AnswerKind::kDontKnow || joined.text.find("2017") != std::string::npos));
+}
+
 }  // namespace vesper
