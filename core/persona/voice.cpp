@@ -31,35 +31,53 @@ std::string Capitalised(std::string w) {
   return w;
 }
 
-// pronouns: {subject, possessive}, lower case; either may be missing.
-std::string English(std::string s, const std::vector<std::string>& names, const std::vector<std::string>& pronouns) {
-  // Collapse the full name to the short one first, so one set of rules applies.
+// Stands for the persona where a sentence names it, until it is rewritten.
+constexpr char kSelf[] = "\x01";
+
+// What was written so far ends where a sentence (or a quotation) opens.
+bool OpensSentence(const std::string& out) {
+  return out.empty() || out.back() == '"' || (out.size() >= 2 && out[out.size() - 2] == '.');
+}
+
+// Copies s from i up to the next kSelf mark into out; returns where the text
+// after the mark starts, or npos when no mark is left (all of s copied).
+size_t CopyToSelf(const std::string& s, size_t i, std::string& out) {
+  const size_t mark = s.find(kSelf[0], i);
+  out.append(s, i, mark == std::string::npos ? std::string::npos : mark - i);
+  return mark == std::string::npos ? mark : mark + 1;
+}
+
+// Where the persona is named: each whole-word occurrence of its names
+// (longest first, so the full name collapses before the short one) and, when
+// it opens the text, its subject pronoun become kSelf. word: the bytes a
+// name's neighbours must not be. Returns the names, longest first.
+std::vector<std::string> MarkSelf(std::string& s, const std::vector<std::string>& names,
+                                  const std::vector<std::string>& pronouns, bool (*word)(char)) {
   std::vector<std::string> sorted = names;
   std::sort(sorted.begin(), sorted.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
-  if (sorted.empty()) return s;
-  const std::string self = "\x01";
   for (const std::string& n : sorted) {
     if (n.empty()) continue;
     for (size_t at = s.find(n); at != std::string::npos; at = s.find(n, at + 1)) {
-      bool left = at == 0 || !IsAlpha(s[at - 1]);
-      bool right = at + n.size() >= s.size() || !IsAlpha(s[at + n.size()]) || s[at + n.size()] == '\'';
-      if (left && right) s.replace(at, n.size(), self);
+      bool left = at == 0 || !word(s[at - 1]);
+      bool right = at + n.size() >= s.size() || !word(s[at + n.size()]);
+      if (left && right) s.replace(at, n.size(), kSelf);
     }
   }
-  // The persona's pronoun at the start of a sentence is the persona, too.
   const std::string subject = pronouns.size() > 0 ? Capitalised(pronouns[0]) : "";
+  if (!subject.empty() && s.rfind(subject + " ", 0) == 0) s.replace(0, subject.size(), kSelf);
+  return sorted;
+}
+
+// pronouns: {subject, possessive}, lower case; either may be missing.
+std::string English(std::string s, const std::vector<std::string>& names, const std::vector<std::string>& pronouns) {
+  if (names.empty()) return s;
+  MarkSelf(s, names, pronouns, IsAlpha);
   const std::string possessive = pronouns.size() > 1 ? Capitalised(pronouns[1]) : "";
-  if (!subject.empty() && s.rfind(subject + " ", 0) == 0) s.replace(0, subject.size(), self);
-  if (!possessive.empty() && s.rfind(possessive + " ", 0) == 0) s.replace(0, possessive.size(), self + "'s");
+  if (!possessive.empty() && s.rfind(possessive + " ", 0) == 0) s.replace(0, possessive.size(), std::string(kSelf) + "'s");
 
   std::string out;
-  for (size_t i = 0; i < s.size();) {
-    if (s[i] != '\x01') {
-      out += s[i++];
-      continue;
-    }
-    ++i;
-    bool start = out.empty() || out.back() == '"' || (out.size() >= 2 && out[out.size() - 2] == '.');
+  for (size_t i = 0; (i = CopyToSelf(s, i, out)) != std::string::npos;) {
+    const bool start = OpensSentence(out);
     if (s.compare(i, 2, "'s") == 0 || s.compare(i, 4, "\xE2\x80\x99s") == 0) {  // possessive
       i += s[i] == '\'' ? 2 : 4;
       out += start ? "My" : "my";
@@ -161,27 +179,11 @@ bool IsPortugueseWordByte(char c) { return IsAlpha(c) || (static_cast<unsigned c
 // pronoun) as the subject becomes "Eu" or "eu" and its verb agrees; after a
 // preposition it becomes "mim" ("comigo" after "com"). pronouns: {subject}.
 std::string Portuguese(std::string s, const std::vector<std::string>& names, const std::vector<std::string>& pronouns) {
-  std::vector<std::string> sorted = names;
-  std::sort(sorted.begin(), sorted.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
-  const std::string self = "\x01";
-  for (const std::string& n : sorted) {
-    if (n.empty()) continue;
-    for (size_t at = s.find(n); at != std::string::npos; at = s.find(n, at + 1)) {
-      bool left = at == 0 || !IsPortugueseWordByte(s[at - 1]);
-      bool right = at + n.size() >= s.size() || !IsPortugueseWordByte(s[at + n.size()]);
-      if (left && right) s.replace(at, n.size(), self);
-    }
-  }
-  const std::string subject = pronouns.size() > 0 ? Capitalised(pronouns[0]) : "";
-  if (!subject.empty() && s.rfind(subject + " ", 0) == 0) s.replace(0, subject.size(), self);
+  if (names.empty()) return s;
+  const std::vector<std::string> sorted = MarkSelf(s, names, pronouns, IsPortugueseWordByte);
   std::string out;
-  for (size_t i = 0; i < s.size();) {
-    if (s[i] != '\x01') {
-      out += s[i++];
-      continue;
-    }
-    ++i;
-    const bool start = out.empty() || out.back() == '"' || (out.size() >= 2 && out[out.size() - 2] == '.');
+  for (size_t i = 0; (i = CopyToSelf(s, i, out)) != std::string::npos;) {
+    const bool start = OpensSentence(out);
     size_t e = out.size();
     while (e > 0 && out[e - 1] == ' ') --e;
     size_t b = e;

@@ -21,6 +21,17 @@ Collection SeedCollection(CollectionOptions opt = {}) {
   return c;
 }
 
+// Documents (source, text) chunked and added with fake vectors, as a site's pages are.
+void AddDocuments(Collection& c, const std::vector<std::pair<std::string, std::string>>& docs) {
+  std::vector<Chunk> chunks;
+  for (const auto& [source, text] : docs) {
+    auto more = ChunkDocument(source, text);
+    chunks.insert(chunks.end(), more.begin(), more.end());
+  }
+  auto vectors = test::FakeEmbedChunks(chunks, 128);
+  c.Add(std::move(chunks), vectors.data(), vectors.size() / 128);
+}
+
 // What the index saw of a chunk: its heading trail and its text.
 std::string Passage(const Collection& c, uint32_t label) {
   std::string s;
@@ -195,17 +206,12 @@ TEST_CASE("a stored HNSW graph that names a chunk the collection does not have i
 
 TEST_CASE("in a collection of many pages, a page that answers as a whole ranks up", "[collection]") {
   Collection c("site", test::FakeModel());
-  std::vector<Chunk> chunks;
-  auto add = [&](const std::string& source, const std::string& text) {
-    auto more = ChunkDocument(source, text);
-    chunks.insert(chunks.end(), more.begin(), more.end());
-  };
   // The words of "delete remote branch" are spread over git-push's sections;
   // each filler page repeats one of them in a passage of its own.
-  add("git-push.md", "# git-push\n\n## Deleting\n\nUse --delete to delete refs.\n\n## Remotes\n\nThe remote branch is updated.\n");
-  for (int i = 0; i < 24; ++i) add("page" + std::to_string(i) + ".md", "# Page\n\nSomething about the branch number " + std::to_string(i) + " and more.\n");
-  auto vectors = test::FakeEmbedChunks(chunks, 128);
-  c.Add(std::move(chunks), vectors.data(), vectors.size() / 128);
+  std::vector<std::pair<std::string, std::string>> docs = {
+      {"git-push.md", "# git-push\n\n## Deleting\n\nUse --delete to delete refs.\n\n## Remotes\n\nThe remote branch is updated.\n"}};
+  for (int i = 0; i < 24; ++i) docs.push_back({"page" + std::to_string(i) + ".md", "# Page\n\nSomething about the branch number " + std::to_string(i) + " and more.\n"});
+  AddDocuments(c, docs);
   SearchOptions opt;
   opt.k = 5;
   opt.threshold = -1.f;
@@ -224,18 +230,12 @@ TEST_CASE("in a collection of many pages, a page that answers as a whole ranks u
 
 TEST_CASE("in a collection of many pages, the first results name several pages and scores still fall", "[collection]") {
   Collection c("site", test::FakeModel());
-  std::vector<Chunk> chunks;
-  auto add = [&](const std::string& source, const std::string& text) {
-    auto more = ChunkDocument(source, text);
-    chunks.insert(chunks.end(), more.begin(), more.end());
-  };
   // One long page says "rebase" in every section; other pages say it once.
   std::string long_page = "# git-rebase\n\n";
   for (int i = 0; i < 8; ++i) long_page += "## Part " + std::to_string(i) + "\n\nRebase the branch, rebase again, rebase onto " + std::to_string(i) + ".\n\n";
-  add("git-rebase.md", long_page);
-  for (int i = 0; i < 24; ++i) add("page" + std::to_string(i) + ".md", "# Page " + std::to_string(i) + "\n\nOne may rebase here, page " + std::to_string(i) + ".\n");
-  auto vectors = test::FakeEmbedChunks(chunks, 128);
-  c.Add(std::move(chunks), vectors.data(), vectors.size() / 128);
+  std::vector<std::pair<std::string, std::string>> docs = {{"git-rebase.md", long_page}};
+  for (int i = 0; i < 24; ++i) docs.push_back({"page" + std::to_string(i) + ".md", "# Page " + std::to_string(i) + "\n\nOne may rebase here, page " + std::to_string(i) + ".\n"});
+  AddDocuments(c, docs);
   SearchOptions opt;
   opt.k = 5;
   opt.threshold = -1.f;
@@ -259,16 +259,14 @@ TEST_CASE("in a collection of many pages, the first results name several pages a
 
 TEST_CASE("a site's sections (url#anchor) are one page for page evidence and spreading", "[collection]") {
   Collection c("site", test::FakeModel());
-  std::vector<Chunk> chunks;
+  std::vector<std::pair<std::string, std::string>> docs;
   for (int p = 0; p < 24; ++p) {
     for (int s = 0; s < 3; ++s) {
-      auto more = ChunkDocument("/page" + std::to_string(p) + "/#s" + std::to_string(s),
-                                "# Section\n\nRebase notes " + std::to_string(p * 3 + s) + (p == 0 ? " rebase rebase rebase" : "") + ".\n");
-      chunks.insert(chunks.end(), more.begin(), more.end());
+      docs.push_back({"/page" + std::to_string(p) + "/#s" + std::to_string(s),
+                      "# Section\n\nRebase notes " + std::to_string(p * 3 + s) + (p == 0 ? " rebase rebase rebase" : "") + ".\n"});
     }
   }
-  auto vectors = test::FakeEmbedChunks(chunks, 128);
-  c.Add(std::move(chunks), vectors.data(), vectors.size() / 128);
+  AddDocuments(c, docs);
   SearchOptions opt;
   opt.k = 5;
   opt.threshold = -1.f;
