@@ -183,6 +183,55 @@ bool Collection::vector(uint32_t label, float* out) const {
   return true;
 }
 
+// One result per passage any retriever found (vector_hits_, lexical_hits_,
+// translated_hits_), with each retriever's score and rank; with vectors, the
+// cosine gates what only the words found.
+void Collection::MergeHits(const float* q, bool use_vectors, const SearchOptions& opt,
+                           std::vector<SearchResult>& results) const {
+  std::unordered_map<uint32_t, size_t>& at = fused_at_;
+  at.clear();  // keeps its buckets: no rehashing once warmed up
+  results.reserve(vector_hits_.size() + lexical_hits_.size());
+  auto entry = [&](uint32_t label) -> SearchResult& {
+    auto [it, fresh] = at.emplace(label, results.size());
+    if (fresh) {
+      results.emplace_back();
+      results.back().label = label;
+    }
+    return results[it->second];
+  };
+  for (size_t r = 0; r < vector_hits_.size(); ++r) {
+    SearchResult& s = entry(vector_hits_[r].label);
+    s.vector_score = vector_hits_[r].score;
+    s.vector_rank = static_cast<int>(r);
+  }
+  for (size_t r = 0; r < lexical_hits_.size(); ++r) {
+    const Hit& h = lexical_hits_[r];
+    if (use_vectors) {
+      // The cosine is the gate, so a lexical match on common words cannot
+      // lift a passage the model finds unrelated.
+      float cos = store_.Score(q, h.label);
+      if (cos < opt.threshold && !at.count(h.label)) continue;
+      SearchResult& s = entry(h.label);
+      s.vector_score = cos;
+      s.lexical_score = h.score;
+      s.lexical_rank = static_cast<int>(r);
+    } else if (h.score >= opt.threshold) {
+      SearchResult& s = entry(h.label);
+      s.lexical_score = h.score;
+      s.lexical_rank = static_cast<int>(r);
+    }
+  }
+  for (size_t r = 0; r < translated_hits_.size(); ++r) {
+    const Hit& h = translated_hits_[r];
+    const float cos = use_vectors ? store_.Score(q, h.label) : 0.f;
+    if (use_vectors ? cos < opt.threshold && !at.count(h.label) : opt.translated_weight * h.score < opt.threshold) continue;
+    SearchResult& s = entry(h.label);
+    if (use_vectors) s.vector_score = cos;
+    s.translated_score = h.score;
+    s.translated_rank = static_cast<int>(r);
+  }
+}
+
 std::vector<SearchResult> Collection::Search(std::string_view query_text, const float* query_vector,
                                              size_t query_dims, const SearchOptions& opt,
                                              QueryEvidence* evidence) const {
@@ -231,48 +280,7 @@ std::vector<SearchResult> Collection::Search(std::string_view query_text, const 
   translated_query_.clear();
   if (use_lexical && lexicon_ && !query_text.empty()) SearchTranslated(query_text, query_language, pool);
 
-  std::unordered_map<uint32_t, size_t>& at = fused_at_;
-  at.clear();  // keeps its buckets: no rehashing once warmed up
-  results.reserve(vector_hits_.size() + lexical_hits_.size());
-  auto entry = [&](uint32_t label) -> SearchResult& {
-    auto [it, fresh] = at.emplace(label, results.size());
-    if (fresh) {
-      results.emplace_back();
-      results.back().label = label;
-    }
-    return results[it->second];
-  };
-  for (size_t r = 0; r < vector_hits_.size(); ++r) {
-    SearchResult& s = entry(vector_hits_[r].label);
-    s.vector_score = vector_hits_[r].score;
-    s.vector_rank = static_cast<int>(r);
-  }
-  for (size_t r = 0; r < lexical_hits_.size(); ++r) {
-    const Hit& h = lexical_hits_[r];
-    if (use_vectors) {
-      // The cosine is the gate, so a lexical match on common words cannot
-      // lift a passage the model finds unrelated.
-      float cos = store_.Score(q, h.label);
-      if (cos < opt.threshold && !at.count(h.label)) continue;
-      SearchResult& s = entry(h.label);
-      s.vector_score = cos;
-      s.lexical_score = h.score;
-      s.lexical_rank = static_cast<int>(r);
-    } else if (h.score >= opt.threshold) {
-      SearchResult& s = entry(h.label);
-      s.lexical_score = h.score;
-      s.lexical_rank = static_cast<int>(r);
-    }
-  }
-  for (size_t r = 0; r < translated_hits_.size(); ++r) {
-    const Hit& h = translated_hits_[r];
-    const float cos = use_vectors ? store_.Score(q, h.label) : 0.f;
-    if (use_vectors ? cos < opt.threshold && !at.count(h.label) : opt.translated_weight * h.score < opt.threshold) continue;
-    SearchResult& s = entry(h.label);
-    if (use_vectors) s.vector_score = cos;
-    s.translated_score = h.score;
-    s.translated_rank = static_cast<int>(r);
-  }
+  MergeHits(q, use_vectors, opt, results);
   const bool rerank = matcher_ && mode == SearchMode::kHybrid && use_vectors;
   if (rerank) RescoreByPieces(query_text, opt, results);
   if (use_lexical && opt.page_weight > 0.f) ScorePages(query_text, results);

@@ -185,6 +185,7 @@ class Collection {
   void SearchTranslated(std::string_view query_text, const std::string& query_language, size_t pool) const;
   const std::vector<std::string>& Languages() const;
   void RescoreByPieces(std::string_view query_text, const SearchOptions& opt, std::vector<SearchResult>& results) const;
+  void MergeHits(const float* q, bool use_vectors, const SearchOptions& opt, std::vector<SearchResult>& results) const;
 
   std::string name_;
   ModelInfo model_;
