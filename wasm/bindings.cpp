@@ -141,6 +141,15 @@ size_t Count(const val& o, const char* key, size_t fallback, size_t most = size_
   return static_cast<size_t>(v);
 }
 
+// The ranking weights a query or a search may set (evaluations choose them;
+// clients leave the core's defaults).
+void ReadRankingWeights(const val& options, SearchOptions& o) {
+  o.translated_weight = static_cast<float>(Num(options, "translatedWeight", o.translated_weight));
+  o.page_weight = static_cast<float>(Num(options, "pageWeight", o.page_weight));
+  o.page_repeat_penalty = static_cast<float>(Num(options, "pageRepeatPenalty", o.page_repeat_penalty));
+  o.passages_per_page = Count(options, "passagesPerPage", o.passages_per_page, kMaxK);
+}
+
 SearchMode ParseMode(const std::string& mode) { return ParseSearchMode(mode); }
 
 val ChunkToJs(const Chunk& c) {
@@ -353,10 +362,7 @@ class JsCollection {
       o.min_score = static_cast<float>(Num(options, "minScore", o.min_score));
       o.exact = Bool(options, "exact", false);
       o.mode = ParseMode(Str(options, "mode", "hybrid"));
-      o.translated_weight = static_cast<float>(Num(options, "translatedWeight", o.translated_weight));
-      o.page_weight = static_cast<float>(Num(options, "pageWeight", o.page_weight));
-      o.page_repeat_penalty = static_cast<float>(Num(options, "pageRepeatPenalty", o.page_repeat_penalty));
-      o.passages_per_page = Count(options, "passagesPerPage", o.passages_per_page, kMaxK);
+      ReadRankingWeights(options, o.ranking);
       if (query_dims > g_floats.size()) throw Error(ErrorCode::kInvalidArgument, "staged query vector missing");
       QueryResponse r = Query(c_, text, query_dims ? g_floats.data() : nullptr, query_dims, o);
       val results = val::array();
@@ -411,10 +417,7 @@ class JsCollection {
       o.threshold = static_cast<float>(Num(options, "threshold", o.threshold));
       o.exact = Bool(options, "exact", false);
       o.lexical_weight = static_cast<float>(Num(options, "lexicalWeight", o.lexical_weight));
-      o.translated_weight = static_cast<float>(Num(options, "translatedWeight", o.translated_weight));
-      o.page_weight = static_cast<float>(Num(options, "pageWeight", o.page_weight));
-      o.page_repeat_penalty = static_cast<float>(Num(options, "pageRepeatPenalty", o.page_repeat_penalty));
-      o.passages_per_page = Count(options, "passagesPerPage", o.passages_per_page, kMaxK);
+      ReadRankingWeights(options, o);
       o.mode = ParseMode(Str(options, "mode", "hybrid"));
       if (query_dims > g_floats.size()) throw Error(ErrorCode::kInvalidArgument, "staged query vector missing");
       auto results = c_.Search(text, query_dims ? g_floats.data() : nullptr, query_dims, o);

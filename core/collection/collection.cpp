@@ -529,9 +529,8 @@ void Collection::DescribeTop(const SearchResult& top, const std::string& query_l
   // English pages): measured on that instead, where it says more.
   const std::vector<std::string>& held = Languages();
   if (!translated_query_.empty() && std::find(held.begin(), held.end(), query_language) == held.end()) {
-    std::vector<int32_t> ids;
-    tokenizer_->EncodeIds(translated_query_, ids);
-    const std::vector<int32_t> translated = matcher_->Distinct(ids.data(), ids.size());
+    tokenizer_->EncodeIds(translated_query_, query_ids_);  // the query's own ids are spent by now
+    const std::vector<int32_t> translated = matcher_->Distinct(query_ids_.data(), query_ids_.size());
     e.vocabulary_coverage = std::max(e.vocabulary_coverage, matcher_->VocabularyCoverage(translated, known_pieces_, vocabulary_));
   }
   e.top_coverage_loose = matcher_->Coverage(query_pieces_, pieces_[top.label], kLooseMatch);

@@ -35,6 +35,7 @@ void Bm25Index::Add(uint32_t label, std::string_view text) {
   doc_len_.push_back(len);
   alive_.push_back(1);
   ++live_docs_;
+  ++version_;
   live_len_ += len;
 }
 
@@ -113,6 +114,7 @@ void Bm25Index::Remove(uint32_t label) {
   }
   alive_[label] = 0;
   --live_docs_;
+  ++version_;
   live_len_ -= doc_len_[label];
   for (uint32_t term : doc_terms_[label]) --df_[term];
   doc_terms_[label].clear();
@@ -205,25 +207,34 @@ float Bm25Index::ScorePhrase(std::string_view phrase, float avg_len, bool& known
   return most * share;
 }
 
+// Each group's length, live groups and total length: counted again only
+// after the index or the grouping changed, not on every query.
+void Bm25Index::CountGroupLengths(const std::vector<uint32_t>& group_of, size_t groups) const {
+  GroupLengths& c = group_lengths_;
+  if (c.version == version_ && c.groups == groups && c.labels == group_of.size()) return;
+  group_len_.assign(groups, 0);
+  const size_t labels = std::min(alive_.size(), group_of.size());
+  for (size_t label = 0; label < labels; ++label) {
+    if (alive_[label] && group_of[label] < groups) group_len_[group_of[label]] += doc_len_[label];
+  }
+  c = GroupLengths{version_, groups, group_of.size(), 0, 0};
+  for (uint64_t len : group_len_) {
+    c.total += len;
+    c.live += len > 0;
+  }
+}
+
 void Bm25Index::ScoreGroups(std::string_view query, const std::vector<uint32_t>& group_of, size_t groups,
                             std::vector<float>& out) const {
   out.assign(groups, 0.f);
   float unused;
   PrepareQuery(query, query_terms_, unused);
   if (live_docs_ == 0 || groups == 0) return;
-  group_len_.assign(groups, 0);
+  CountGroupLengths(group_of, groups);
   const size_t labels = std::min(alive_.size(), group_of.size());
-  for (size_t label = 0; label < labels; ++label) {
-    if (alive_[label] && group_of[label] < groups) group_len_[group_of[label]] += doc_len_[label];
-  }
-  uint64_t total = 0;
-  size_t live_groups = 0;
-  for (uint64_t len : group_len_) {
-    total += len;
-    live_groups += len > 0;
-  }
+  const size_t live_groups = group_lengths_.live;
   if (live_groups == 0) return;
-  const float avg_len = static_cast<float>(total) / static_cast<float>(live_groups);
+  const float avg_len = static_cast<float>(group_lengths_.total) / static_cast<float>(live_groups);
   const auto idf = [&](size_t df) {
     return static_cast<float>(std::log(1.0 + (live_groups - df + 0.5) / (df + 0.5)));
   };
@@ -242,12 +253,12 @@ void Bm25Index::ScoreGroups(std::string_view query, const std::vector<uint32_t>&
     }
     // As Search() weighs terms: unknown ones as much as a term can, known
     // ones never below half of that.
-    const float w = std::max(idf(touched_.size()), 0.5f * idf(0));
-    max_score += w * (k1_ + 1.f);
+    const float term_idf = idf(touched_.size());
+    max_score += std::max(term_idf, 0.5f * idf(0)) * (k1_ + 1.f);
     for (uint32_t g : touched_) {
       const float tf = group_tf_[g];
       const float norm = k1_ * (1.f - b_ + b_ * static_cast<float>(group_len_[g]) / avg_len);
-      out[g] += idf(touched_.size()) * tf * (k1_ + 1.f) / (tf + norm);
+      out[g] += term_idf * tf * (k1_ + 1.f) / (tf + norm);
       group_tf_[g] = 0.f;
     }
   }

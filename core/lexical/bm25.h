@@ -1,6 +1,7 @@
 // Okapi BM25 over the words of SplitWords(): the lexical half of hybrid
 // search, and the whole search when a collection has no embedding model.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -81,7 +82,18 @@ class Bm25Index {
   mutable std::vector<float> group_acc_, alt_acc_;  // SearchAlternatives' per-label scratch
   mutable std::vector<uint32_t> group_touched_, alt_touched_;
   mutable std::vector<uint32_t> touched_;
-  mutable std::vector<uint64_t> group_len_;  // ScoreGroups' scratch
+  // ScoreGroups: the groups' lengths, kept while the index (version_) and
+  // the grouping stay as they were; group_tf_ is per-query scratch.
+  struct GroupLengths {
+    uint64_t version = UINT64_MAX;
+    size_t groups = 0, labels = 0;
+    uint64_t total = 0;
+    size_t live = 0;
+  };
+  uint64_t version_ = 0;  // counts Add and Remove
+  void CountGroupLengths(const std::vector<uint32_t>& group_of, size_t groups) const;
+  mutable GroupLengths group_lengths_;
+  mutable std::vector<uint64_t> group_len_;
   mutable std::vector<float> group_tf_;
   mutable std::vector<QueryTerm> query_terms_;
   mutable std::unordered_set<std::string> seen_terms_;  // per query, buckets kept

@@ -9,17 +9,13 @@ size_t QueryResponse::shown_count() const { return static_cast<size_t>(std::coun
 QueryResponse Query(const Collection& collection, std::string_view text, const float* query_vector,
                     size_t query_dims, const QueryOptions& opt) {
   const bool vectors = collection.has_vectors() && query_vector && opt.mode != SearchMode::kLexical;
-  SearchOptions so;
+  SearchOptions so = opt.ranking;
   // Rank deeper than k, so that a bar on the similarity still finds k passages
   // when the ranking (piece matching, BM25) puts low-cosine passages first.
   constexpr size_t kMinRanked = 20;
   so.k = std::max(opt.k, kMinRanked);
   so.mode = vectors ? opt.mode : SearchMode::kLexical;
   so.exact = opt.exact;
-  so.translated_weight = opt.translated_weight;
-  so.page_weight = opt.page_weight;
-  so.page_repeat_penalty = opt.page_repeat_penalty;
-  so.passages_per_page = opt.passages_per_page;
   // Rank everything: the decision below, not a per-result bar, says what is shown.
   so.threshold = vectors ? -1.f : 0.f;
   QueryResponse r;

@@ -23,12 +23,9 @@ struct QueryOptions {
   bool exact = false;
   // Meta passages are neither shown nor counted against k (the persona).
   bool exclude_meta = false;
-  // SearchOptions::translated_weight (a collection with a lexicon).
-  float translated_weight = SearchOptions{}.translated_weight;
-  // SearchOptions::page_weight (collections of many pages).
-  float page_weight = SearchOptions{}.page_weight;
-  float page_repeat_penalty = SearchOptions{}.page_repeat_penalty;
-  size_t passages_per_page = SearchOptions{}.passages_per_page;
+  // The ranking's weights (translated_weight, page_weight, ...); its k,
+  // mode, exact and threshold are set by Query from the fields above.
+  SearchOptions ranking;
 };
 
 struct QueryResponse {
