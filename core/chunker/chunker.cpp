@@ -396,7 +396,9 @@ class DocumentChunker {
     for (auto& h : headings_) h.had_content = true;
     if (Trail() != pending_trail_) Flush();
     pending_trail_ = Trail();
-    b.tokens = count_(Span(b.begin, b.end));
+    // Counted only as far as any decision about it looks: a block past this
+    // is split whatever its size, and counting a 5 MB line whole cost seconds.
+    b.tokens = CountUpTo(b.begin, b.end, opt_.max_tokens * opt_.whole_block_factor);
     pending_.push_back(std::move(b));
   }
 
@@ -508,23 +510,29 @@ class DocumentChunker {
   }
 
   // Whether [b, e) fits in `budget` tokens, counting no more than needed: a
-  // token covers at least one byte, so a short span fits outright, and a
-  // long one that already overflows within its first bytes does not. Keeps
-  // splitting a megabyte-long line linear rather than quadratic.
+  // token covers at least one byte, so a short span fits outright.
   bool Fits(size_t b, size_t e, size_t budget) const {
     if (e - b <= budget) return true;
+    return CountUpTo(b, e, budget) <= budget;
+  }
+
+  // The tokens of [b, e) when at most `limit`, else some number above it,
+  // counting no more than needed: a long span that already overflows within
+  // its first bytes is not counted whole. Keeps splitting a megabyte-long
+  // line linear rather than quadratic.
+  size_t CountUpTo(size_t b, size_t e, size_t limit) const {
     // A span of a piece's size or so is counted once, whole: doubling windows
     // would count it two or three times over.
-    if (e - b <= budget * kDirectCountBytesPerToken) return Tokens(b, e) <= budget;
+    if (e - b <= limit * kDirectCountBytesPerToken) return Tokens(b, e);
     // Count a window that doubles until it overflows or covers the span, so
     // even text of very long tokens is counted a bounded number of times.
     // It starts a little past where this document's text so far reached the
-    // budget, so it mostly overflows at once.
-    for (size_t bytes = std::max(budget * kWindowBytesPerToken, BytesForTokens(budget * 5 / 4));; bytes *= 2) {
+    // limit, so it mostly overflows at once.
+    for (size_t bytes = std::max(limit * kWindowBytesPerToken, BytesForTokens(limit * 5 / 4));; bytes *= 2) {
       size_t end = bytes >= e - b ? e : b + bytes;
       while (end < e && (static_cast<unsigned char>(text_[end]) & 0xC0) == 0x80) ++end;  // a character boundary
-      if (Tokens(b, end) > budget) return false;
-      if (end == e) return true;
+      const size_t n = Tokens(b, end);
+      if (n > limit || end == e) return n;
     }
   }
 
@@ -577,11 +585,15 @@ class DocumentChunker {
       size_t next = *best;
       if (overlap > 0) {
         // Start the next piece a little earlier, at the earliest cut whose
-        // tail still fits in the overlap budget.
-        // Searched from best backwards: the tail is short, the piece long.
-        auto from_best = GallopPartition(std::make_reverse_iterator(best), std::make_reverse_iterator(first),
-                                         [&](size_t cut) { return Fits(cut, *best, overlap); });
-        auto tail = from_best.base();  // the earliest cut that still fits, or best when none does
+        // tail still fits in the overlap budget (or best when none does):
+        // found where this document's bytes per token put it, then moved by
+        // exact counts, as the cut above (a search by exact counts cost five
+        // or more per piece; the word-based estimate is too coarse here).
+        auto tail_fits = [&](size_t cut) { return Fits(cut, *best, overlap); };
+        const size_t back = BytesForTokens(overlap);
+        auto tail = std::lower_bound(first, best, *best - std::min(back, *best));
+        while (tail != best && !tail_fits(*tail)) ++tail;
+        while (tail != first && tail_fits(*std::prev(tail))) --tail;
         if (tail != best) next = *tail;
       }
       pos = next;
@@ -606,8 +618,14 @@ class DocumentChunker {
     std::string key = c.source + '\x1f';
     for (const auto& t : c.title) key += t + '\x1e';
     key += '\x1f' + c.text;
-    uint64_t h = Fnv1a64(key);
-    while (!ids_.insert(h).second) h = Fnv1a64("#", h);  // identical passages twice in one document
+    // Identical passages twice in one document: the next id along a chain of
+    // rehashes, resumed where the last twin's search ended (walking it from
+    // the start made a 5 MB line of one repeated pattern quadratic).
+    const uint64_t first = Fnv1a64(key);
+    auto [resume, fresh] = chain_end_.try_emplace(first, first);
+    uint64_t h = resume->second;
+    while (!ids_.insert(h).second) h = Fnv1a64("#", h);
+    resume->second = h;
     c.id = Hex64(h);
     chunks_.push_back(std::move(c));
   }
@@ -637,6 +655,7 @@ class DocumentChunker {
   std::vector<std::string> pending_trail_;
   std::vector<Chunk> chunks_;
   std::unordered_set<uint64_t> ids_;
+  std::unordered_map<uint64_t, uint64_t> chain_end_;  // a passage's first id -> the last id its twins took
 };
 
 }  // namespace
