@@ -1,5 +1,8 @@
 #include "core/lexical/lexicon.h"
 
+#include <string>
+#include <vector>
+
 #include "core/text/words.h"
 #include "core/util/error.h"
 #include "core/util/utf8.h"
@@ -49,6 +52,54 @@ bool ValidLanguage(std::string_view s) {
     if (c < 'a' || c > 'z') return false;
   }
   return true;
+}
+
+// Dictionary forms an inflected word may come from, most likely first, for a
+// word the table does not know as written (dictionaries list "longo",
+// "preferir", "create"; questions say "longas", "prefere", "created"). Only
+// candidates: a lookup keeps the first the table knows. The word is already
+// lower-case, accent-free and plural-folded (core/text/words).
+struct Ending {
+  std::string_view end;                    // what the inflected word ends with
+  std::vector<std::string_view> base;  // what replaces it
+};
+
+const std::vector<Ending>& EndingsOf(const std::string& language) {
+  static const std::vector<Ending> kPortuguese = {
+      {"amente", {"o", "a", ""}}, {"mente", {""}},                     // exatamente -> exato
+      {"ado", {"ar"}}, {"ada", {"ar", "ado"}}, {"ido", {"er", "ir"}}, {"ida", {"er", "ir", "ido"}},  // participles
+      {"ando", {"ar"}}, {"endo", {"er"}}, {"indo", {"ir"}},             // gerunds
+      {"aram", {"ar"}}, {"eram", {"er"}}, {"iram", {"ir"}}, {"ava", {"ar"}}, {"ia", {"er", "ir"}},
+      {"amo", {"ar"}}, {"emo", {"er"}}, {"imo", {"ir"}},               // -amos, after plural folding
+      {"ou", {"ar"}}, {"am", {"ar"}}, {"em", {"er", "ir"}}, {"ei", {"ar"}}, {"eu", {"er"}}, {"iu", {"ir"}},
+      {"a", {"o", "ar"}}, {"e", {"er", "ir", "ar"}}, {"o", {"ar", "er", "ir"}},  // longa -> longo, prefere -> preferir
+  };
+  static const std::vector<Ending> kEnglish = {
+      {"ied", {"y"}}, {"ily", {"y"}}, {"ing", {"", "e", "-"}}, {"ed", {"", "e", "-"}}, {"ly", {""}},
+      {"est", {"", "e"}}, {"er", {"", "e"}},
+  };
+  static const std::vector<Ending> kNone;
+  return language == "pt" ? kPortuguese : language == "en" ? kEnglish : kNone;
+}
+
+// Shorter stems are left alone: "cria" is not "criar" plus something.
+constexpr size_t kMinLemmaStem = 3;
+
+std::vector<std::string> LemmaCandidates(const std::string& word, const std::string& language) {
+  std::vector<std::string> out;
+  for (const Ending& e : EndingsOf(language)) {
+    if (word.size() < e.end.size() + kMinLemmaStem || word.compare(word.size() - e.end.size(), e.end.size(), e.end) != 0) continue;
+    const std::string stem = word.substr(0, word.size() - e.end.size());
+    for (std::string_view base : e.base) {
+      if (base == "-") {  // a doubled final consonant undone: running -> run
+        if (stem.size() > kMinLemmaStem && stem.back() == stem[stem.size() - 2]) out.push_back(stem.substr(0, stem.size() - 1));
+      } else {
+        out.push_back(stem + std::string(base));
+      }
+    }
+    break;  // the longest ending that matches speaks for the word
+  }
+  return out;
 }
 
 }  // namespace
@@ -156,6 +207,12 @@ void Lexicon::TranslateWords(std::string_view text, const std::string& from, con
       std::string key = words[i].term;
       for (size_t k = 1; k < len; ++k) key += ' ' + words[i + k].term;
       if (Take(from, to, key, out, translated)) taken = len;
+    }
+    for (const std::string& lemma : taken ? std::vector<std::string>() : LemmaCandidates(words[i].term, from)) {
+      if (Take(from, to, lemma, out, translated)) {
+        taken = 1;
+        break;
+      }
     }
     if (!taken) {
       std::string_view surface = text.substr(words[i].begin, words[i].end - words[i].begin);

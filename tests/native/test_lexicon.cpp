@@ -56,6 +56,29 @@ TEST_CASE("a lexicon translates content words, longest phrase first, and drops f
   CHECK(lex->Translate("camera", "en", "en").empty());
 }
 
+TEST_CASE("an inflected word the table does not list meets its dictionary form", "[lexicon]") {
+  auto lex = Lexicon::FromTsv(
+      "pt\tlongo\ten\tlong\n"
+      "pt\tpreferir\ten\tprefer\n"
+      "pt\tcriar\ten\tcreate|raise\n"
+      "pt\tcurta\ten\tshort film\n"
+      "en\tcreate\tpt\tcriar\n"
+      "en\trun\tpt\tcorrer\n");
+  // Feminine plural -> masculine, finite verb -> infinitive, participle -> infinitive.
+  auto groups = lex->Translate("ele prefere frases longas que foram criadas", "pt", "en");
+  REQUIRE(groups.size() == 3);
+  CHECK(groups[0] == TermGroup{"prefer"});
+  CHECK(groups[1] == TermGroup{"long"});
+  CHECK(groups[2] == TermGroup{"create", "raise"});
+  // A form the table lists is its own entry, not a lemma's.
+  CHECK(lex->Translate("curtas", "pt", "en")[0] == TermGroup{"short film"});
+  groups = lex->Translate("created running", "en", "pt");
+  REQUIRE(groups.size() == 2);
+  CHECK(groups[0] == TermGroup{"criar"});
+  CHECK(groups[1] == TermGroup{"correr"});
+  CHECK(lex->Translate("zzzas", "pt", "en").empty());  // no dictionary form known: dropped as before
+}
+
 TEST_CASE("Chinese is segmented by the longest word the lexicon knows", "[lexicon]") {
   auto lex = Table();
   auto groups = lex->Translate("为什么特斯拉只用摄像头？", "zh", "en");
