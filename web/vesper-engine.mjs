@@ -8,7 +8,7 @@
 import { urlReader } from './engine/backend.mjs';
 import { memoryAware, VesperError } from './engine/errors.mjs';
 import { loadModel } from './engine/model.mjs';
-import { addChunks, calibrate, chunkDocuments } from './engine/kb.mjs';
+import { addChunks, calibrate, chunkDocuments, vectorFormatFor } from './engine/kb.mjs';
 
 const here = new URL('./', import.meta.url);
 // Passages shown (greyed) when nothing is: the nearest ones, with their scores.
@@ -86,8 +86,8 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
 
   // A collection of `chunks` embedded with `model` (null: lexical), ready to
   // search; nothing is left behind if it fails.
-  async function buildCollection(name, chunks, model, { vectors = 'float32', onProgress: progress = null, signal = null, onWarning = null } = {}) {
-    const db = calibrate(core.collection(name, model?.info ?? null, { vectors }), model);
+  async function buildCollection(name, chunks, model, { vectors = 'auto', onProgress: progress = null, signal = null, onWarning = null } = {}) {
+    const db = calibrate(core.collection(name, model?.info ?? null, { vectors: vectorFormatFor(chunks.length, vectors) }), model);
     try {
       const { warnings } = await addChunks(db, chunks, model, { onProgress: progress, signal, yieldEvery: typeof document !== 'undefined' });
       for (const w of warnings) onWarning?.(w);
@@ -188,10 +188,11 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
     // docs: [{ source, text }]. Chunks, embeds and indexes; replaces a
     // collection of the same name only once everything succeeded.
     // metaHeadings: sections that are about the knowledge base itself;
-    // vectors: how they are stored ('float32', 'int8', 'binary');
+    // vectors: how they are stored ('auto': int8 from INT8_FROM_PASSAGES
+    // passages, else float32; 'float32', 'int8', 'binary');
     // maxTokens: the chunker's bound; onWarning({ chunk, message }): a chunk
     // the model could not take whole.
-    async store(name, docs, { onProgress: progress = null, signal = null, metaHeadings = [], vectors = 'float32', maxTokens = null, onWarning = null } = {}) {
+    async store(name, docs, { onProgress: progress = null, signal = null, metaHeadings = [], vectors = 'auto', maxTokens = null, onWarning = null } = {}) {
       const chunks = chunkDocuments(core, docs, { tokenizer: embedder?.tokenizer ?? null, metaHeadings, maxTokens });
       if (!chunks.length) throw new VesperError('empty_input', 'the knowledge base is empty: there is nothing to store');
       const db = await buildCollection(name, chunks, embedder, { vectors, onProgress: progress, signal, onWarning });

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createEngine } from '../../web/vesper-engine.mjs';
+import { INT8_FROM_PASSAGES, vectorFormatFor } from '../../web/engine/kb.mjs';
 import { root } from './helpers.mjs';
 
 const DOCS = [{ source: 'birds.md', text: '# Birds\n\nAlbatrosses glide for hours without flapping their wings.' }];
@@ -101,4 +102,22 @@ test('a pack of another model loads with anyModel, searched by its words', async
   const r = await engine.search('birds', 'albatrosses glide', { padTo: 0 });
   assert.equal(r.query.vector, null);
   await engine.dispose();
+});
+
+test('a large database stores int8 vectors unless asked otherwise; a small one float32', async () => {
+  const engine = await createEngine({ model: join(root, 'models/test/static-tiny') });
+  const many = Array.from({ length: 16 }, (_, i) => ({ source: `n${i}.md`, text: `# Note ${i}\n\nBird ${i} glides for ${i} hours.` }));
+  const small = await engine.store('small', many);
+  assert.equal(small.vectorFormat, 'float32');
+  assert.equal((await engine.store('asked', many, { vectors: 'int8' })).vectorFormat, 'int8');
+  assert.equal(vectorFormatFor(INT8_FROM_PASSAGES - 1), 'float32');
+  assert.equal(vectorFormatFor(INT8_FROM_PASSAGES), 'int8');
+  assert.equal(vectorFormatFor(INT8_FROM_PASSAGES, 'float32'), 'float32');
+  // A pack of the large kind loads and searches as it was stored.
+  const large = await engine.store('large', Array.from({ length: INT8_FROM_PASSAGES }, (_, i) => ({ source: `p${i}.md`, text: `Page ${i}: albatross number ${i}.` })));
+  assert.equal(large.vectorFormat, 'int8');
+  const reloaded = await createEngine({ model: join(root, 'models/test/static-tiny') });
+  reloaded.loadPack(engine.exportPack('large'));
+  const found = await reloaded.search('large', 'albatross number 17', { padTo: 0 });
+  assert.ok(found.results.length > 0);
 });

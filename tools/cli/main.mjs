@@ -18,7 +18,7 @@ import { lancedbTable, pgvectorSql, qdrantJson } from '../../web/engine/export.m
 
 const USAGE = `usage: vesper <command> [options]
 
-  build FILES... --db NAME [--model ID|DIR | --lexical] [--dims N] [--vectors float32|int8|binary] [--persona FILE] --out FILE.pack
+  build FILES... --db NAME [--model ID|DIR | --lexical] [--dims N] [--vectors auto|float32|int8|binary] [--persona FILE] --out FILE.pack
                                               chunk, embed (default model: models/default) and index documents into a pack;
                                               --persona marks the sections its persona file names as meta text
   build --site DIR [--url-template T] --db NAME --out FILE.pack [options as above]
@@ -87,7 +87,7 @@ async function build(argv) {
   if (options.site && !docs.length) throw new Error(`${options.site} has no HTML or Markdown page with text`);
   const progress = new Progress(model ? `embedding ${options.db}` : `indexing ${options.db}`, 1);
   const db = await engine.store(options.db, docs, {
-    metaHeadings, maxTokens: options['max-tokens'], vectors: options.vectors ?? 'float32',
+    metaHeadings, maxTokens: options['max-tokens'], vectors: options.vectors ?? 'auto',
     onProgress: (p) => {
       progress.total = p.total;
       progress.update(p.done, model ? model.id : '');

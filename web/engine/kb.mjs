@@ -9,6 +9,20 @@ import { VesperError } from './errors.mjs';
 // vectors of one collection are only comparable if all were made this way.
 export const titleOf = (chunk) => chunk.title.join(' > ');
 
+// From this many passages a database's vectors are stored as int8 (one
+// scale per vector: a quarter of the bytes, cosines within ~0.01) unless
+// asked otherwise. It is where the core switches from the exact scan to HNSW
+// (CollectionOptions::hnsw_min_size): below it a pack is mostly text and the
+// saving is small; past it float32 vectors were half of a pack (bench/results/pack-load.json).
+export const INT8_FROM_PASSAGES = 4096;
+
+// The storage format a database of `count` passages gets: 'auto' (the
+// default) picks by size, any other format is taken as asked.
+export function vectorFormatFor(count, requested = 'auto') {
+  if (requested !== 'auto') return requested;
+  return count >= INT8_FROM_PASSAGES ? 'int8' : 'float32';
+}
+
 // docs: [{ source, text, language? }] (language: the document's own, e.g. a
 // page's <html lang>, else each passage's is detected); options: { tokenizer,
 // metaHeadings, maxTokens }.
