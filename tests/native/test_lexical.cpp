@@ -111,4 +111,12 @@ TEST_CASE("function words neither score nor count in what a query could score", 
   std::vector<Hit> none;
   bm25.Search("why did the what", 2, none);
   CHECK(none.empty());
+  // Framing words no passage holds do not sink the question either.
+  std::vector<Hit> framed;
+  bm25.Search("Could you explain Tesla cameras in a nutshell, briefly?", 2, framed);
+  REQUIRE(framed.size() == 1);
+  CHECK(framed[0].score == Approx(content[0].score));
+  bm25.Search("Explique basicamente: tesla cameras", 2, framed);
+  REQUIRE(framed.size() == 1);
+  CHECK(framed[0].score == Approx(content[0].score));
 }
