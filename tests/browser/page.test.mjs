@@ -69,6 +69,15 @@ test('first visit: the default model and pack are loaded and searchable; the thr
   assert.equal(Number(await page.inputValue('#threshold')), manifest.answerability.floor);
   assert.ok((await page.$$eval('#results mark', (m) => m.length)) > 0, 'matching terms are highlighted');
   assert.match(await page.textContent('#timings'), /tokenize .* ms · embed .* ms · search .* ms/);
+  // The head's preload hints (tools/site.mjs) are what the engine reads: each
+  // big file is fetched once, and asked for before the core had loaded.
+  const fetched = await page.evaluate(() => performance.getEntriesByType('resource').map((r) => ({ path: new URL(r.name).pathname, start: r.startTime })));
+  const core = fetched.find((f) => f.path.endsWith('/wasm/vesper_core.wasm'));
+  for (const file of ['model.vtab', 'lexicon.tsv', 'tokenizer.model', 'karpathy.pack']) {
+    const hits = fetched.filter((f) => f.path.endsWith(`/${file}`));
+    assert.equal(hits.length, 1, `${file} fetched ${hits.length} times`);
+    assert.ok(hits[0].start <= core.start + 50, `${file} asked for at ${hits[0].start} ms, the core at ${core.start} ms`);
+  }
   await page.screenshot({ path: join(artifacts, 'page-search-default-model.png'), fullPage: true });
   // A stricter bar than the calibrated one, between the scores shown, filters live.
   const shown = await page.$$eval('#results li:not(.hint):not(.near-miss) .meta strong', (s) => s.map((x) => Number(x.textContent)));

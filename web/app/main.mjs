@@ -309,8 +309,8 @@ function knowledgeBaseDocuments(config) {
   return Promise.all(config.knowledgeBase.files.map(async (f) => ({ source: f.split('/').pop(), text: await (await fetch(f)).text() })));
 }
 
-async function loadDefaultKnowledgeBase(config) {
-  const docs = await knowledgeBaseDocuments(config);
+async function loadDefaultKnowledgeBase(config, early = null) {
+  const docs = await (early ?? knowledgeBaseDocuments(config));
   $('kb-text').value = docs.map((d) => d.text).join('\n\n');
   $('db-name').value = config.knowledgeBase.name;
 }
@@ -346,6 +346,13 @@ async function main() {
   // Listen from the start: a query typed while loading runs once ready.
   $('query').addEventListener('input', () => search());
   const config = await (await fetch('config.json')).json();
+  // Asked for now, needed once the engine is ready: fetched while it loads.
+  const early = {
+    docs: knowledgeBaseDocuments(config),
+    persona: config.persona ? fetch(config.persona).then((r) => (r.ok ? r.text() : Promise.reject(new Error(`HTTP ${r.status}`)))) : null,
+  };
+  early.docs.catch(() => {});
+  early.persona?.catch(() => {});
   const totals = new Map();
   state.engine = await createEngine({
     model: config.model,
@@ -365,7 +372,7 @@ async function main() {
   if (unrestored) showNotice(`${unrestored}: the default model is in use.`);
   setStatus(e.model ? `Ready: ${e.model.id} on ${e.backend.name} (${e.backend.reason}); loaded in ${e.loadMs.toFixed(0)} ms` : `Ready (lexical search); loaded in ${e.loadMs.toFixed(0)} ms`);
   $('footer').textContent = `Vector search with vesper${e.model ? ` using ${e.model.id} on ${e.backend.name}` : ''}: C++ compiled to WebAssembly.`;
-  await loadDefaultKnowledgeBase(config);
+  await loadDefaultKnowledgeBase(config, early.docs);
 
   for (const rec of await storage.list().catch(() => [])) {
     try {
@@ -394,7 +401,7 @@ async function main() {
   search();
   if (config.persona) {
     try {
-      const personaText = await (await fetch(config.persona)).text();
+      const personaText = await early.persona;
       const persona = e.loadPersona(personaText);
       // The sections the persona calls meta text are marked in what is stored here too.
       state.metaHeadings = metaHeadingsOf(JSON.parse(personaText));
