@@ -6,7 +6,7 @@ import { citationLabel, metaHeadingsOf } from '../engine/kb.mjs';
 import { drawComparison } from './embedding-view.mjs';
 import { modelPicker, readCatalogue, restoreChoice } from './models.mjs';
 import { friendlyStorageError, storage } from './storage.mjs';
-import { answerNodes, el, formatBytes, highlighted } from './render.mjs';
+import { answerNodes, el, formatBytes, formatDate, highlighted } from './render.mjs';
 
 const $ = (id) => document.getElementById(id);
 // Passages shown greyed when nothing is.
@@ -38,7 +38,7 @@ function renderDatabases() {
   for (const [name, meta] of state.meta) {
     tbody.append(el('tr', {},
       el('td', {}, name), el('td', {}, String(meta.chunks)), el('td', {}, formatBytes(meta.bytes.length)),
-      el('td', {}, meta.model ?? 'lexical only'), el('td', {}, new Date(meta.created).toLocaleString()),
+      el('td', {}, meta.model ?? 'lexical only'), el('td', {}, formatDate(meta.created)),
       el('td', {}, button('Export', { export: name }), ' ', button('Delete', { delete: name }))));
     select.append(new Option(name, name));
   }

@@ -13,6 +13,15 @@ export function formatBytes(n) {
   return n < 1e6 ? `${(n / 1e3).toFixed(0)} kB` : `${(n / 1e6).toFixed(1)} MB`;
 }
 
+// A stored database's date and time, local, as "2026-12-05 09:41". Not
+// toLocaleString(): its first call loads the browser's locale data, 0.15 s
+// of a cold load spent on one table cell.
+export function formatDate(ms) {
+  const d = new Date(ms);
+  const two = (n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ${two(d.getHours())}:${two(d.getMinutes())}`;
+}
+
 // el('li', { className: 'x', dataset: { id }, attrs: { title } }, 'text', node, ...)
 export function el(tag, props = {}, ...children) {
   const node = document.createElement(tag);
