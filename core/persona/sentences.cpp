@@ -1,5 +1,7 @@
 #include "core/persona/sentences.h"
 
+#include <algorithm>
+
 #include "core/util/utf8.h"
 
 namespace vesper {
@@ -91,7 +93,23 @@ struct Segment {
   bool list_item = false;
   bool one_line = true;
   bool row = false;
+  bool after_lead_in = false;           // the line before it ended with a colon
+  std::vector<std::string_view> lines;  // as written, when joined from several
 };
+
+// Whether a line opens as an item of its own would: upper-case or a digit.
+bool OpensItem(std::string_view line) {
+  return !line.empty() && ((line[0] >= 'A' && line[0] <= 'Z') || (line[0] >= '0' && line[0] <= '9'));
+}
+
+// Lines joined as wrapped prose that do not end as a sentence, after a
+// lead-in, each opening as an item would ("...not merely a metaphor:" then
+// "OS abstracts hardware → ..." a line): the lead-in's list written without
+// bullets, one item a line. Joined, nothing of it could be quoted.
+bool BareList(const Segment& seg) {
+  if (!seg.after_lead_in || seg.list_item || seg.row || seg.lines.size() < 2 || EndsSentence(seg.text)) return false;
+  return std::all_of(seg.lines.begin(), seg.lines.end(), OpensItem);
+}
 
 // Hard-wrapped prose joins back into one segment; list items, short lines
 // (headings, rows) and blank lines end one.
@@ -116,17 +134,32 @@ std::vector<Segment> Segments(std::string_view passage) {
       if (cur.text.empty()) {
         cur.list_item = marker > 0;
         cur.row = row;
+        cur.after_lead_in = !prev.empty() && prev.back() == ':';
         line.remove_prefix(marker);
       } else {
         cur.text += ' ';
         cur.one_line = false;
       }
       cur.text.append(line);
+      cur.lines.push_back(line);
     }
     prev = line.empty() ? std::string_view() : line;
   }
   flush();
-  return segs;
+  std::vector<Segment> out;
+  for (Segment& seg : segs) {
+    if (!BareList(seg)) {
+      out.push_back(std::move(seg));
+      continue;
+    }
+    for (std::string_view line : seg.lines) {
+      Segment item;
+      item.text = std::string(line);
+      item.list_item = true;
+      out.push_back(std::move(item));
+    }
+  }
+  return out;
 }
 
 size_t CountWords(std::string_view s) {

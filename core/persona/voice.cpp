@@ -24,6 +24,22 @@ std::string FirstPersonVerb(const std::string& w) {
   return w;
 }
 
+// The word at s[i...] after spaces, as written.
+std::string NextWord(const std::string& s, size_t i) {
+  while (i < s.size() && s[i] == ' ') ++i;
+  size_t e = i;
+  while (e < s.size() && IsAlpha(s[e])) ++e;
+  return s.substr(i, e - i);
+}
+
+// A word that only ever follows its subject: "everything he has built" has
+// "he" as a subject though "everything" ends like "simulating".
+bool IsAuxiliary(const std::string& w) {
+  static const char* kAuxiliaries[] = {"is", "was", "has", "had", "does", "did", "will", "would", "can", "could",
+                                       "should", "says", "said", "thinks", "believes", "wrote", "built", "made"};
+  return std::any_of(std::begin(kAuxiliaries), std::end(kAuxiliaries), [&](const char* a) { return w == a; });
+}
+
 bool IsLowerWord(const std::string& w) { return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return c >= 'a' && c <= 'z'; }); }
 
 std::string Capitalised(std::string w) {
@@ -95,8 +111,9 @@ std::string English(std::string s, const std::vector<std::string>& names, const 
     }
     static const char* kObjectBefore[] = {"by", "to", "with", "for", "about", "from", "of", "like", "than", "at",
                                           "on", "as", "into", "under", "against", "simulating", "meet", "met"};
-    const bool object = std::any_of(std::begin(kObjectBefore), std::end(kObjectBefore), [&](const char* w) { return before == w; }) ||
-                        (before.size() > 4 && before.compare(before.size() - 3, 3, "ing") == 0);
+    const bool object = !IsAuxiliary(NextWord(s, i)) &&
+                        (std::any_of(std::begin(kObjectBefore), std::end(kObjectBefore), [&](const char* w) { return before == w; }) ||
+                         (before.size() > 4 && before.compare(before.size() - 3, 3, "ing") == 0));
     if (object) {
       out += "me";
       continue;

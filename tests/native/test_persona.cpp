@@ -370,6 +370,27 @@ TEST_CASE("the persona file is validated", "[persona]") {
   CHECK_THROWS_AS(AnswerQuestion(w.persona, *w.db, "caf\xC3", nullptr, 0, s), Error);
 }
 
+TEST_CASE("a lead-in's list written without bullets is one item a line; wrapped prose after a lead-in stays one sentence", "[persona]") {
+  auto s = SplitSentences("Why this analogy is profound, not merely a metaphor:\n"
+                          "OS abstracts hardware \xE2\x86\x92 LLM abstracts knowledge, provides interfaces for any domain\n"
+                          "RAM fills up and items get swapped out \xE2\x86\x92 context window fills up and the model forgets\n"
+                          "Apps built atop the OS without modifying the kernel \xE2\x86\x92 LLM apps via prompting");
+  REQUIRE(s.size() == 4);
+  CHECK(s[0].lead_in);
+  for (size_t i = 1; i < 4; ++i) {
+    CHECK(s[i].list_item);
+    CHECK(s[i].quotable());
+    CHECK(s[i].context == 0);
+  }
+  CHECK(s[2].text.rfind("RAM fills up", 0) == 0);
+  // Ending as a sentence, the lines were one wrapped sentence.
+  s = SplitSentences("His view, in short:\nModels learn what the data shows them and nothing more than what the\n"
+                     "Data holds, whatever the architecture says.");
+  REQUIRE(s.size() == 2);
+  CHECK(s[1].text.rfind("Models learn", 0) == 0);
+  CHECK(s[1].complete);
+}
+
 TEST_CASE("sentences and the first person", "[persona]") {
   auto s = SplitSentences("Karpathy joined Tesla in June 2017 as Director of AI, assuming\nresponsibility for the vision team. "
                           "He names variables descriptively, even in live demos.\n\n```python\nx = f(y)\n```");
@@ -381,6 +402,10 @@ TEST_CASE("sentences and the first person", "[persona]") {
   CHECK(ToFirstPerson("Karpathy's most original essay was written by Karpathy.", "en", names) ==
         "My most original essay was written by me.");
   CHECK(ToFirstPerson("Karpathy holds a balanced view.", "en", names) == "I hold a balanced view.");
+  // "everything Karpathy has built": a subject, though the word before it ends like "simulating".
+  CHECK(ToFirstPerson("Eureka Labs is the synthesis of everything Karpathy has built.", "en", names) ==
+        "Eureka Labs is the synthesis of everything I have built.");
+  CHECK(ToFirstPerson("An agent simulating Karpathy answers.", "en", names) == "An agent simulating me answers.");
   CHECK(ToFirstPerson("Karpathy 在 Tesla 工作，他负责视觉。", "zh", names) == "我 在 Tesla 工作，我负责视觉。");
   // A self name that is already "我", or empty, ends (it used to loop forever).
   CHECK(ToFirstPerson("我在 Tesla 工作，他负责视觉。", "zh", SelfReference{{"我", ""}, names.pronouns}) == "我在 Tesla 工作，我负责视觉。");
