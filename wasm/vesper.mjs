@@ -126,7 +126,10 @@ class Core {
   lexicon(bytes) {
     const raw = this.m.Lexicon.fromStaged(this.#stageBytes(bytes));
     return {
-      entries: raw.entries(),
+      // Counting reads every direction of the table (loading keeps them as text until used).
+      get entries() {
+        return raw.entries();
+      },
       raw,
       translate(text, from, to) {
         return raw.translate(text, from, to);

@@ -1,5 +1,7 @@
 #include "core/lexical/lexicon.h"
 
+#include <algorithm>
+#include <cctype>
 #include <string>
 #include <vector>
 
@@ -111,17 +113,24 @@ std::shared_ptr<const Lexicon> Lexicon::FromTsv(std::string_view bytes) {
   }
   utf8::Require(bytes, "lexicon");
   auto lexicon = std::make_shared<Lexicon>();
+  lexicon->table_ = std::string(bytes);
+  const std::string_view table = lexicon->table_;
   size_t line_no = 0;
-  for (std::string_view line : SplitOn(bytes, '\n')) {
+  for (size_t start = 0; start <= table.size();) {
+    size_t end = table.find('\n', start);
+    if (end == std::string_view::npos) end = table.size();
+    std::string_view line = table.substr(start, end - start);
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (line.empty() || line[0] == '#') continue;
-    lexicon->AddLine(line, line_no);
+    if (!line.empty() && line[0] != '#') lexicon->CheckLine(line, line_no);
+    start = end + 1;
   }
   return lexicon;
 }
 
-void Lexicon::AddLine(std::string_view line, size_t line_no) {
+// What loading a line could fail on, checked now; a function word is taken
+// now, a translation kept for its direction (LoadDirection).
+void Lexicon::CheckLine(std::string_view line, size_t line_no) {
   auto fail = [&](const std::string& why) {
     throw Error(ErrorCode::kCorruptData, "lexicon line " + std::to_string(line_no) + ": " + why);
   };
@@ -130,29 +139,66 @@ void Lexicon::AddLine(std::string_view line, size_t line_no) {
   if (!stop && f.size() != 4) fail("expected FROM, WORD, TO, TRANSLATIONS (or FROM, WORD, -) separated by tabs");
   if (!ValidLanguage(f[0]) || (!stop && !ValidLanguage(f[2]))) fail("a language is a short lower-case code (en, pt, zh)");
   if (f[1].empty()) fail("empty word");
+  languages_.insert(std::string(f[0]));
+  if (stop) return AddLine(line);
+  for (std::string_view t : SplitOn(f[3], '|')) {
+    if (t.empty()) fail("empty translation");
+  }
+  languages_.insert(std::string(f[2]));
+  // Bounds of the phrase lookup, from the word as written (its key, built
+  // later, has at most as many words; a longer one is never a key).
+  size_t han = 0;
+  if (AllHan(f[1], han)) {
+    max_han_ = std::max(max_han_, std::min(han, kMaxKeyHan));
+  } else {
+    // Every ASCII byte that is not a letter or digit may part two words.
+    const size_t words = 1 + static_cast<size_t>(std::count_if(f[1].begin(), f[1].end(), [](char c) {
+                           const auto u = static_cast<unsigned char>(c);
+                           return u < 0x80 && !std::isalnum(u);
+                         }));
+    max_words_ = std::max(max_words_, std::min(words, kMaxKeyWords));
+  }
+  const size_t offset = static_cast<size_t>(line.data() - table_.data());
+  pending_[std::string(f[0]) + '\t' + std::string(f[2])].emplace_back(offset, line.size());
+}
+
+void Lexicon::LoadDirection(const std::string& direction) const {
+  auto it = pending_.find(direction);
+  if (it == pending_.end()) return;
+  const std::vector<std::pair<size_t, size_t>> lines = std::move(it->second);
+  pending_.erase(it);
+  for (auto [offset, size] : lines) AddLine(std::string_view(table_).substr(offset, size));
+}
+
+size_t Lexicon::entries() const {
+  std::vector<std::string> directions;
+  for (const auto& [direction, lines] : pending_) directions.push_back(direction);
+  for (const std::string& d : directions) LoadDirection(d);
+  return entries_;
+}
+
+// A line CheckLine accepted, into the maps.
+void Lexicon::AddLine(std::string_view line) const {
+  std::vector<std::string_view> f = SplitOn(line, '\t');
+  const bool stop = f.size() == 3;
   std::string from(f[0]);
   size_t han = 0, words = 0;
   std::string key = AllHan(f[1], han) ? std::string(f[1]) : LatinKey(f[1], words);
   // Keys the search could never meet (punctuation only, too long) are skipped.
   if (key.empty() || han > kMaxKeyHan || words > kMaxKeyWords) return;
-  languages_.insert(from);
   ++entries_;
   if (stop) {
     stop_.insert(from + '\t' + key);
-  } else {
-    std::string to(f[2]);
-    languages_.insert(to);
-    std::vector<std::string>& list = map_[from + '\t' + to + '\t' + key];
-    for (std::string_view t : SplitOn(f[3], '|')) {
-      if (t.empty()) fail("empty translation");
-      if (list.size() < kMaxTranslations) list.emplace_back(t);
-    }
+    return;
   }
-  if (han > max_han_) max_han_ = han;
-  if (words > max_words_) max_words_ = words;
+  std::vector<std::string>& list = map_[from + '\t' + std::string(f[2]) + '\t' + key];
+  for (std::string_view t : SplitOn(f[3], '|')) {
+    if (list.size() < kMaxTranslations) list.emplace_back(t);
+  }
 }
 
 const std::vector<std::string>* Lexicon::Find(const std::string& from, const std::string& to, const std::string& key) const {
+  LoadDirection(from + '\t' + to);
   auto it = map_.find(from + '\t' + to + '\t' + key);
   return it == map_.end() ? nullptr : &it->second;
 }

@@ -34,10 +34,18 @@ class Lexicon {
   // languages that plain BM25 did not already say).
   std::vector<TermGroup> Translate(std::string_view query, const std::string& from, const std::string& to) const;
   bool Knows(const std::string& language) const { return languages_.count(language) > 0; }
-  size_t entries() const { return entries_; }
+  // Entries the table holds (reads every direction: a diagnostic).
+  size_t entries() const;
 
  private:
-  void AddLine(std::string_view line, size_t line_no);
+  // Loading checks every line's form but keeps a direction's translations
+  // as text until a query first needs that direction: a page or a CLI
+  // search loads the whole table and asks for two of its six directions, and
+  // building every key up front was most of a cold load's lexicon time.
+  // Not thread-safe: a query may finish loading a direction.
+  void CheckLine(std::string_view line, size_t line_no);
+  void LoadDirection(const std::string& direction) const;
+  void AddLine(std::string_view line) const;
   const std::vector<std::string>* Find(const std::string& from, const std::string& to, const std::string& key) const;
   bool IsStop(const std::string& from, const std::string& key) const;
   bool Take(const std::string& from, const std::string& to, const std::string& key, std::vector<TermGroup>& out,
@@ -47,13 +55,16 @@ class Lexicon {
   void TranslateHan(std::string_view run, const std::string& from, const std::string& to,
                     std::vector<TermGroup>& out, size_t& translated) const;
 
+  std::string table_;  // the TSV, for the directions not loaded yet
+  // "from\tto" -> the lines (offset, length in table_) of a direction not loaded yet.
+  mutable std::unordered_map<std::string, std::vector<std::pair<size_t, size_t>>> pending_;
   // "from\tto\tkey" -> translations; "from\tkey" for function words.
-  std::unordered_map<std::string, std::vector<std::string>> map_;
-  std::unordered_set<std::string> stop_;
+  mutable std::unordered_map<std::string, std::vector<std::string>> map_;
+  mutable std::unordered_set<std::string> stop_;
   std::unordered_set<std::string> languages_;
-  size_t max_words_ = 1;  // longest key, in words (en, pt)
+  size_t max_words_ = 1;  // longest key, in words (en, pt): an upper bound
   size_t max_han_ = 1;    // longest key, in Han characters (zh)
-  size_t entries_ = 0;
+  mutable size_t entries_ = 0;
 };
 
 // Largest table accepted (the shipped one is a few MB).
