@@ -1,11 +1,13 @@
 #include "core/embed/static_model.h"
 
+#include <algorithm>
 #include <limits>
 
 #include <cmath>
 #include <cstring>
 
 #include "core/index/dot.h"
+#include "core/index/quantize.h"
 #include "core/util/bytes.h"
 #include "core/util/error.h"
 
@@ -35,19 +37,34 @@ std::unique_ptr<StaticModel> StaticModel::FromBytes(std::string_view bytes) {
   if (r.remaining() != expected) r.fail("table size does not match its shape (bytes left over at the end)");
   const uint64_t cells = uint64_t{m->vocab_} * m->dims_;
   if (cells > std::numeric_limits<size_t>::max() / sizeof(float)) r.fail("table too large for this build");
-  m->table_.resize(static_cast<size_t>(cells));
   if (dtype == 0) {
+    m->table_.resize(static_cast<size_t>(cells));
     r.raw(m->table_.data(), m->table_.size() * 4);
+    for (float x : m->table_) if (!std::isfinite(x)) r.fail("table holds a non-finite value");
   } else {
-    std::vector<int8_t> row(m->dims_);
+    m->codes_.resize(static_cast<size_t>(cells));
+    m->scales_.resize(m->vocab_);
     for (size_t v = 0; v < m->vocab_; ++v) {
-      float scale = r.f32();
-      r.raw(row.data(), m->dims_);
-      for (size_t d = 0; d < m->dims_; ++d) m->table_[v * m->dims_ + d] = scale * row[d];
+      m->scales_[v] = r.f32();
+      if (!std::isfinite(m->scales_[v])) r.fail("table holds a non-finite value");
+      r.raw(m->codes_.data() + v * m->dims_, m->dims_);
     }
   }
-  for (float x : m->table_) if (!std::isfinite(x)) r.fail("table holds a non-finite value");
   return m;
+}
+
+void StaticModel::Row(size_t id, float* out) const {
+  if (codes_.empty()) {
+    std::copy_n(table_.data() + id * dims_, dims_, out);
+    return;
+  }
+  const int8_t* codes = codes_.data() + id * dims_;
+  for (size_t d = 0; d < dims_; ++d) out[d] = scales_[id] * codes[d];
+}
+
+float StaticModel::RowDot(const float* q, size_t id) const {
+  if (codes_.empty()) return Dot(q, table_.data() + id * dims_, dims_);
+  return DotInt8(q, codes_.data() + id * dims_, dims_, scales_[id]);
 }
 
 void StaticModel::Embed(const int32_t* ids, size_t n, float* out) const {
@@ -57,8 +74,15 @@ void StaticModel::Embed(const int32_t* ids, size_t n, float* out) const {
       throw Error(ErrorCode::kInvalidArgument, "token id " + std::to_string(ids[i]) + " is outside the model's vocabulary (" +
                                                    std::to_string(vocab_) + ")");
     }
-    const float* row = table_.data() + static_cast<size_t>(ids[i]) * dims_;
-    for (size_t d = 0; d < dims_; ++d) out[d] += row[d];
+    const size_t id = static_cast<size_t>(ids[i]);
+    if (codes_.empty()) {
+      const float* row = table_.data() + id * dims_;
+      for (size_t d = 0; d < dims_; ++d) out[d] += row[d];
+    } else {
+      const int8_t* codes = codes_.data() + id * dims_;
+      const float scale = scales_[id];
+      for (size_t d = 0; d < dims_; ++d) out[d] += scale * codes[d];
+    }
   }
   if (Normalize(out, dims_) <= 0.f) throw Error(ErrorCode::kInvalidArgument, "the text has no token the model knows");
 }

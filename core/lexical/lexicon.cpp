@@ -151,10 +151,10 @@ void Lexicon::CheckLine(std::string_view line, size_t line_no) {
   if (AllHan(f[1], han)) {
     max_han_ = std::max(max_han_, std::min(han, kMaxKeyHan));
   } else {
-    // Every ASCII byte that is not a letter or digit may part two words.
+    // Every byte that is not an ASCII letter or digit may part two words
+    // (an upper bound: a dash or an accent counts though it may not part).
     const size_t words = 1 + static_cast<size_t>(std::count_if(f[1].begin(), f[1].end(), [](char c) {
-                           const auto u = static_cast<unsigned char>(c);
-                           return u < 0x80 && !std::isalnum(u);
+                           return !std::isalnum(static_cast<unsigned char>(c));
                          }));
     max_words_ = std::max(max_words_, std::min(words, kMaxKeyWords));
   }

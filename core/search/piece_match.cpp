@@ -9,9 +9,10 @@ namespace vesper {
 
 PieceMatcher::PieceMatcher(std::shared_ptr<const StaticModel> model) : model_(std::move(model)) {
   norm_.resize(model_->vocab());
+  q_row_.resize(model_->dims());
   for (size_t v = 0; v < norm_.size(); ++v) {
-    const float* row = model_->row(v);
-    norm_[v] = std::sqrt(Dot(row, row, model_->dims()));
+    model_->Row(v, q_row_.data());
+    norm_[v] = std::sqrt(Dot(q_row_.data(), q_row_.data(), model_->dims()));
   }
 }
 
@@ -27,10 +28,9 @@ std::vector<int32_t> PieceMatcher::Distinct(const int32_t* ids, size_t n) const 
 }
 
 float PieceMatcher::Best(int32_t q, const std::vector<int32_t>& passage) const {
-  const size_t dims = model_->dims();
-  const float* qr = model_->row(q);
+  model_->Row(q, q_row_.data());
   float best = 0.f;
-  for (int32_t p : passage) best = std::max(best, Dot(qr, model_->row(p), dims) / norm_[p]);
+  for (int32_t p : passage) best = std::max(best, model_->RowDot(q_row_.data(), p) / norm_[p]);
   return best / norm_[q];
 }
 

@@ -41,6 +41,7 @@ class PieceMatcher {
   float Best(int32_t q, const std::vector<int32_t>& passage) const;
 
   std::vector<float> norm_;  // per piece; 0 for rows that are all zeros
+  mutable std::vector<float> q_row_;  // the query piece's row, decoded once per Best (scratch)
 };
 
 }  // namespace vesper

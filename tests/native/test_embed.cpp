@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <limits>
+
 #include "core/embed/pipeline.h"
 #include "core/embed/static_model.h"
 #include "core/util/error.h"
@@ -96,4 +99,35 @@ TEST_CASE("the core's static model matches torch on the test model", "[embed]") 
   std::string wrapped("VSTM", 4);
   for (uint32_t v : {1u, 1u << 20, 4092u, 1u}) wrapped.append(reinterpret_cast<const char*>(&v), 4);  // version, vocab, dims, int8
   CHECK_THROWS_AS(StaticModel::FromBytes(wrapped), Error);
+}
+
+TEST_CASE("an int8 table is scored from its codes: rows, dot products and embeddings as if decoded", "[embed]") {
+  // 3 pieces x 4 dims, dtype 1: per row an f32 scale and 4 int8 codes.
+  std::string bytes("VSTM", 4);
+  for (uint32_t v : {1u, 3u, 4u, 1u}) bytes.append(reinterpret_cast<const char*>(&v), 4);
+  const float scales[] = {0.5f, 0.25f, 2.f};
+  const int8_t codes[3][4] = {{1, -2, 3, 0}, {4, 4, -4, 1}, {0, 1, 0, -1}};
+  for (int r = 0; r < 3; ++r) {
+    bytes.append(reinterpret_cast<const char*>(&scales[r]), 4);
+    bytes.append(reinterpret_cast<const char*>(codes[r]), 4);
+  }
+  auto model = StaticModel::FromBytes(bytes);
+  std::vector<float> row(4);
+  model->Row(1, row.data());
+  CHECK(row == std::vector<float>{1.f, 1.f, -1.f, 0.25f});
+  const float q[] = {1.f, 2.f, 3.f, 4.f};
+  CHECK(model->RowDot(q, 0) == Approx(0.5f * (1 - 4 + 9)));
+  CHECK(model->RowDot(q, 2) == Approx(2.f * (2 - 4)));
+  // The embedding sums the decoded rows, then normalises.
+  const int32_t ids[] = {0, 1};
+  std::vector<float> got(4);
+  model->Embed(ids, 2, got.data());
+  const float sum[] = {1.5f, 0.f, 0.5f, 0.25f};
+  const float norm = std::sqrt(1.5f * 1.5f + 0.5f * 0.5f + 0.25f * 0.25f);
+  for (int d = 0; d < 4; ++d) CHECK(got[d] == Approx(sum[d] / norm));
+  // A non-finite scale is refused.
+  std::string bad = bytes;
+  const float inf = std::numeric_limits<float>::infinity();
+  bad.replace(20, 4, reinterpret_cast<const char*>(&inf), 4);
+  CHECK_THROWS_AS(StaticModel::FromBytes(bad), Error);
 }
