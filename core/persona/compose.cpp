@@ -112,15 +112,28 @@ std::string AnswerWriter::Render(const Unit& u, bool with_context) const {
   return in_role_ ? ToFirstPerson(text, c.language, persona_.self_reference()) : text;
 }
 
+namespace {
+
+// Whether a unit quoted with its lead-in opens with that lead-in ("Why
+// tokenization matters more than it seems:"): a frame of the persona's own
+// ("The way I think about it:") before it would stack two lead-ins.
+bool OpensWithLeadIn(const Unit& u, bool with_context) {
+  const size_t nl = u.sentence.text.find('\n');
+  return with_context && nl != std::string::npos && SaysSomething(u.sentence.text.substr(0, nl));
+}
+
+}  // namespace
+
 void AnswerWriter::Quote(const std::vector<const Unit*>& units, const std::string& frame) {
   if (units.empty()) return;
-  std::string block = frame;
+  std::string block;
   std::vector<int> contexts_said;
   for (size_t i = 0; i < units.size(); ++i) {
     const Unit& u = *units[i];
     // The lead-in once per list, before its first quoted item.
     const int ctx = u.sentence.context;
     const bool with_context = ctx >= 0 && (i == 0 || units[i - 1]->label != u.label || units[i - 1]->sentence.context != ctx);
+    if (i == 0 && !OpensWithLeadIn(u, with_context)) block = frame;
     if (i > 0 && block.back() != ' ') block += ' ';
     block += Render(u, with_context);
     said_.push_back(u.key);

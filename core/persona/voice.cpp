@@ -181,12 +181,24 @@ std::string PortugueseFirstPersonVerb(const std::string& w) {
   }
   auto ends = [&](const char* e) { size_t n = std::char_traits<char>::length(e); return w.size() > n + 1 && w.compare(w.size() - n, n, e) == 0; };
   auto swap = [&](size_t drop, const char* add) { return w.substr(0, w.size() - drop) + add; };
+  // The stem keeps its sound before a new vowel: "reconhece" -> "reconheço",
+  // "protege" -> "protejo", "ficou" -> "fiquei", "chegou" -> "cheguei",
+  // "começou" -> "comecei".
+  auto respell = [](std::string stem, const std::vector<std::pair<std::string, std::string>>& changes) {
+    for (const auto& [from, to] : changes) {
+      if (stem.size() > from.size() && stem.compare(stem.size() - from.size(), from.size(), from) == 0) {
+        return stem.substr(0, stem.size() - from.size()) + to;
+      }
+    }
+    return stem;
+  };
+  const std::string cedilla = "\xC3\xA7";  // ç
   if (ends("ava") || ends("ia")) return w;   // imperfect: the same form
-  if (ends("ou")) return swap(2, "ei");      // trabalhou -> trabalhei
+  if (ends("ou")) return respell(swap(2, ""), {{cedilla, "c"}, {"c", "qu"}, {"g", "gu"}}) + "ei";  // trabalhou -> trabalhei
   if (ends("eu")) return swap(2, "i");       // nasceu -> nasci
   if (ends("iu")) return swap(2, "i");       // partiu -> parti
   if (ends("a")) return swap(1, "o");        // trabalha -> trabalho
-  if (ends("e")) return swap(1, "o");        // escreve -> escrevo
+  if (ends("e")) return respell(swap(1, ""), {{"c", cedilla}, {"g", "j"}}) + "o";  // escreve -> escrevo
   return w;
 }
 

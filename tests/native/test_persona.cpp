@@ -162,6 +162,25 @@ TEST_CASE("each language gets a first-person answer in that language, citing the
   }
 }
 
+TEST_CASE("a quoted list's own lead-in is not framed by a second one", "[persona]") {
+  const World& w = TheWorld();
+  for (const char* question : {"Why does tokenization matter more than it seems?", "Por que tokenização importa mais do que parece?"}) {
+    ConversationState s;
+    Answer a = w.Ask(question, s);
+    INFO(a.text);
+    REQUIRE(a.kind == AnswerKind::kAnswer);
+    // "The way I think about it: Why tokenization matters more than it seems: ..." read as glued fragments.
+    const std::string& frame = w.persona.phrases(a.language).intuition;
+    const size_t at = a.text.find(frame);
+    if (at != std::string::npos) {
+      const std::string after = a.text.substr(at + frame.size(), 80);
+      const size_t colon = after.find(':');
+      const size_t stop = after.find_first_of(".!?");
+      CHECK((colon == std::string::npos || (stop != std::string::npos && stop < colon)));
+    }
+  }
+}
+
 TEST_CASE("the disclaimer comes with the first answer only", "[persona]") {
   const World& w = TheWorld();
   for (const LanguageCase& c : kCases) {
@@ -419,6 +438,12 @@ TEST_CASE("sentences and the first person", "[persona]") {
   CHECK(ToFirstPerson("Andrej Karpathy nasceu em 1986 em Bratislava.", "pt", pt) == "Eu nasci em 1986 em Bratislava.");
   CHECK(ToFirstPerson("Em 2017 Karpathy trabalhou na Tesla e depois foi para a OpenAI.", "pt", pt) == "Em 2017 eu trabalhei na Tesla e depois foi para a OpenAI.");
   CHECK(ToFirstPerson("Karpathy também escreve sobre redes neurais.", "pt", pt) == "Eu também escrevo sobre redes neurais.");
+  // The stem keeps its sound: c -> ç, g -> j before o; c -> qu, g -> gu, ç -> c before e.
+  CHECK(ToFirstPerson("Karpathy reconhece o limite.", "pt", pt) == "Eu reconheço o limite.");
+  CHECK(ToFirstPerson("Karpathy protege o código.", "pt", pt) == "Eu protejo o código.");
+  CHECK(ToFirstPerson("Karpathy ficou na Tesla.", "pt", pt) == "Eu fiquei na Tesla.");
+  CHECK(ToFirstPerson("Karpathy chegou cedo.", "pt", pt) == "Eu cheguei cedo.");
+  CHECK(ToFirstPerson("Karpathy começou em Stanford.", "pt", pt) == "Eu comecei em Stanford.");
   CHECK(ToFirstPerson("Karpathy é professor. Ele acha que o código importa.", "pt", pt) == "Eu sou professor. Ele acha que o código importa.");
   CHECK(ToFirstPerson("Ele acha que o código importa.", "pt", pt) == "Eu acho que o código importa.");
   CHECK(ToFirstPerson("Os alunos estudaram com Karpathy e escreveram para Karpathy.", "pt", pt) == "Os alunos estudaram comigo e escreveram para mim.");
