@@ -318,7 +318,8 @@ void Turn::Frame(AnswerWriter& w, const std::vector<const Unit*>& main, const st
   const bool in_role = state_.in_role;
   const bool explains = type == QuestionType::kWhy || type == QuestionType::kHow || type == QuestionType::kOpinion;
   std::string frame = !in_role ? ph().neutral_intro : explains ? ph().intuition : "";
-  w.Quote(main, frame);
+  // Out of role the intro says where the words come from: it always stays.
+  w.Quote(main, frame, in_role);
   size_t budget = opt_.max_sentences > main.size() ? opt_.max_sentences - main.size() : 0;
   auto unused = [&](const Unit& u) { return std::find(main.begin(), main.end(), &u) == main.end(); };
   if (budget > 0) {

@@ -124,7 +124,7 @@ bool OpensWithLeadIn(const Unit& u, bool with_context) {
 
 }  // namespace
 
-void AnswerWriter::Quote(const std::vector<const Unit*>& units, const std::string& frame) {
+void AnswerWriter::Quote(const std::vector<const Unit*>& units, const std::string& frame, bool frame_yields) {
   if (units.empty()) return;
   std::string block;
   std::vector<int> contexts_said;
@@ -133,7 +133,7 @@ void AnswerWriter::Quote(const std::vector<const Unit*>& units, const std::strin
     // The lead-in once per list, before its first quoted item.
     const int ctx = u.sentence.context;
     const bool with_context = ctx >= 0 && (i == 0 || units[i - 1]->label != u.label || units[i - 1]->sentence.context != ctx);
-    if (i == 0 && !OpensWithLeadIn(u, with_context)) block = frame;
+    if (i == 0 && !(frame_yields && OpensWithLeadIn(u, with_context))) block = frame;
     if (i > 0 && block.back() != ' ') block += ' ';
     block += Render(u, with_context);
     said_.push_back(u.key);

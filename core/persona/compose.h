@@ -44,8 +44,10 @@ class AnswerWriter {
   AnswerWriter(const Persona& persona, const Collection& collection, bool in_role)
       : persona_(persona), collection_(collection), in_role_(in_role) {}
 
-  // One block: `frame` then the units in the order given.
-  void Quote(const std::vector<const Unit*>& units, const std::string& frame);
+  // One block: `frame` then the units in the order given. A frame that
+  // only introduces (frame_yields) is left out where the first unit opens
+  // with its own lead-in: two lead-ins in a row read as glued fragments.
+  void Quote(const std::vector<const Unit*>& units, const std::string& frame, bool frame_yields = false);
   // A block of the persona's own words.
   void Say(const std::string& text) { if (!text.empty()) blocks_.push_back(text); }
   // Cites a passage (once) and returns its 1-based marker.
