@@ -53,6 +53,14 @@ bool StartsMidway(const std::string& s) {
   return false;
 }
 
+// Whether a unit quoted with its lead-in opens with that lead-in ("Why
+// tokenization matters more than it seems:"): what Render prints, and what a
+// frame of the persona's own ("The way I think about it:") would stack on.
+bool OpensWithLeadIn(const Unit& u, bool with_context) {
+  const size_t nl = u.sentence.text.find('\n');
+  return with_context && nl != std::string::npos && SaysSomething(u.sentence.text.substr(0, nl));
+}
+
 bool IsHeadingOf(const Chunk& c, const std::string& text) {
   const std::string t = FoldText(text);
   for (const std::string& h : c.title) {
@@ -104,25 +112,10 @@ std::string AnswerWriter::Render(const Unit& u, bool with_context) const {
   const Chunk& c = collection_.chunk(u.label);
   std::string text = u.sentence.text;
   const size_t nl = text.find('\n');
-  if (nl != std::string::npos) {
-    const std::string lead = text.substr(0, nl);
-    text = with_context && SaysSomething(lead) ? lead + " " + text.substr(nl + 1) : text.substr(nl + 1);
-  }
+  if (nl != std::string::npos) text = (OpensWithLeadIn(u, with_context) ? text.substr(0, nl) + " " : "") + text.substr(nl + 1);
   text = Finished(Unarrowed(std::move(text)));
   return in_role_ ? ToFirstPerson(text, c.language, persona_.self_reference()) : text;
 }
-
-namespace {
-
-// Whether a unit quoted with its lead-in opens with that lead-in ("Why
-// tokenization matters more than it seems:"): a frame of the persona's own
-// ("The way I think about it:") before it would stack two lead-ins.
-bool OpensWithLeadIn(const Unit& u, bool with_context) {
-  const size_t nl = u.sentence.text.find('\n');
-  return with_context && nl != std::string::npos && SaysSomething(u.sentence.text.substr(0, nl));
-}
-
-}  // namespace
 
 void AnswerWriter::Quote(const std::vector<const Unit*>& units, const std::string& frame, bool frame_yields) {
   if (units.empty()) return;

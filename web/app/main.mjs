@@ -309,8 +309,9 @@ function knowledgeBaseDocuments(config) {
   return Promise.all(config.knowledgeBase.files.map(async (f) => ({ source: f.split('/').pop(), text: await (await fetch(f)).text() })));
 }
 
-async function loadDefaultKnowledgeBase(config, early = null) {
-  const docs = await (early ?? knowledgeBaseDocuments(config));
+// docs: knowledgeBaseDocuments(config), asked for while the engine loaded.
+async function loadDefaultKnowledgeBase(config, docsPromise) {
+  const docs = await docsPromise;
   $('kb-text').value = docs.map((d) => d.text).join('\n\n');
   $('db-name').value = config.knowledgeBase.name;
 }
