@@ -266,19 +266,16 @@ class JsTokenizer {
 
 // ---- chunker ----
 
+constexpr size_t kMaxMetaItems = 10000;  // meta headings or openings a persona may name
+
 val Chunk_(const std::string& source, const std::string& text, val options, val tokenizer) {
   return Guard([&] {
     ChunkerOptions o;
     o.max_tokens = Count(options, "maxTokens", o.max_tokens);
     o.min_tokens = Count(options, "minTokens", o.min_tokens);
     o.overlap_tokens = Count(options, "overlapTokens", o.overlap_tokens);
-    if (!options.isUndefined() && !options.isNull()) {
-      val meta = options["metaHeadings"];
-      if (!meta.isUndefined() && !meta.isNull()) {
-        auto n = meta["length"].as<unsigned>();
-        for (unsigned i = 0; i < n; ++i) o.meta_headings.push_back(meta[i].as<std::string>());
-      }
-    }
+    o.meta_headings = Strings(options, "metaHeadings", kMaxMetaItems);
+    o.meta_openings = Strings(options, "metaOpenings", kMaxMetaItems);
     TokenCounter count;
     if (!tokenizer.isUndefined() && !tokenizer.isNull()) {
       const JsTokenizer* t = tokenizer.as<const JsTokenizer*>(emscripten::allow_raw_pointers());

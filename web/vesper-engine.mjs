@@ -8,7 +8,7 @@
 import { urlReader } from './engine/backend.mjs';
 import { memoryAware, VesperError } from './engine/errors.mjs';
 import { loadModel } from './engine/model.mjs';
-import { addChunks, calibrate, chunkDocuments, vectorFormatFor } from './engine/kb.mjs';
+import { NO_META_TEXT, addChunks, calibrate, chunkDocuments, vectorFormatFor } from './engine/kb.mjs';
 
 const here = new URL('./', import.meta.url);
 // Passages shown (greyed) when nothing is: the nearest ones, with their scores.
@@ -136,7 +136,7 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
     // current ones; only when all of it succeeded do they replace them, so
     // a failure or a cancel (signal) leaves the model and every database as
     // they were. onProgress({ stage: 'download' | 'embed', label, done, total }).
-    async switchModel(folder, { variant = null, dims = null, files = [], cached = false, reembed = {}, metaHeadings = [], onProgress: progress = onProgress, signal = null } = {}) {
+    async switchModel(folder, { variant = null, dims = null, files = [], cached = false, reembed = {}, metaText = NO_META_TEXT, onProgress: progress = onProgress, signal = null } = {}) {
       // Out of memory (a model too large for this device) is named as such.
       const what = `the model in ${folder}`;
       let chosen;
@@ -148,7 +148,7 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
       const rebuilt = new Map();
       try {
         for (const [name, docs] of Object.entries(reembed)) {
-          const chunks = docs ? chunkDocuments(core, docs, { tokenizer: chosen.embedder.tokenizer, metaHeadings }) : engine.require(name).chunks();
+          const chunks = docs ? chunkDocuments(core, docs, { tokenizer: chosen.embedder.tokenizer, metaText }) : engine.require(name).chunks();
           const embedProgress = (p) => progress?.({ stage: 'embed', label: name, ...p });
           rebuilt.set(name, await buildCollection(name, chunks, chosen.embedder, { onProgress: embedProgress, signal }));
         }
@@ -187,13 +187,13 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
 
     // docs: [{ source, text }]. Chunks, embeds and indexes; replaces a
     // collection of the same name only once everything succeeded.
-    // metaHeadings: sections that are about the knowledge base itself;
+    // metaText: what is about the knowledge base itself (metaTextOf(persona));
     // vectors: how they are stored ('auto': int8 from INT8_FROM_PASSAGES
     // passages, else float32; 'float32', 'int8', 'binary');
     // maxTokens: the chunker's bound; onWarning({ chunk, message }): a chunk
     // the model could not take whole.
-    async store(name, docs, { onProgress: progress = null, signal = null, metaHeadings = [], vectors = 'auto', maxTokens = null, onWarning = null } = {}) {
-      const chunks = chunkDocuments(core, docs, { tokenizer: embedder?.tokenizer ?? null, metaHeadings, maxTokens });
+    async store(name, docs, { onProgress: progress = null, signal = null, metaText = NO_META_TEXT, vectors = 'auto', maxTokens = null, onWarning = null } = {}) {
+      const chunks = chunkDocuments(core, docs, { tokenizer: embedder?.tokenizer ?? null, metaText, maxTokens });
       if (!chunks.length) throw new VesperError('empty_input', 'the knowledge base is empty: there is nothing to store');
       const db = await buildCollection(name, chunks, embedder, { vectors, onProgress: progress, signal, onWarning });
       collections.get(name)?.dispose();

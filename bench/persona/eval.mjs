@@ -21,13 +21,15 @@ export async function openPersona() {
   const embedder = await nodeEmbedder(core, 'default');
   const ctx = await indexKnowledgeBase(core, embedder);
   const persona = core.persona(readFileSync(join(KB_DIR, 'persona.json'), 'utf8'));
-  const headings = headingsOf(ctx.db.chunks());
+  const chunks = ctx.db.chunks();
+  const headings = headingsOf(chunks);
+  const metaIds = new Set(chunks.filter((c) => c.meta).map((c) => c.id));
   // One turn: the reply and the state after it.
   const ask = async (question, state = {}) => {
     const { vectors } = await embedder.embed([question], { kind: 'query' });
     return persona.answer(ctx.db, question, vectors, state, {});
   };
-  return { ...ctx, persona, headings, ask };
+  return { ...ctx, persona, headings, metaIds, ask };
 }
 
 const ANSWERED = new Set(['answer']);
@@ -38,7 +40,8 @@ export async function judgeItem(p, item) {
   const said = [];
   const turn = async (q, state) => {
     const r = await p.ask(q, state);
-    said.push({ q, a: r.answer, kind: r.kind, citations: r.citations.map((c) => c.title.at(-1) ?? '') });
+    said.push({ q, a: r.answer, kind: r.kind, citations: r.citations.map((c) => c.title.at(-1) ?? ''),
+      meta: r.citations.filter((c) => p.metaIds.has(c.id)).map((c) => c.title.at(-1) ?? c.id) });
     return r;
   };
   let pass = false;
@@ -57,7 +60,8 @@ export async function judgeItem(p, item) {
     pass = item.intent === 'exit' ? r.kind === 'exited' : item.intent === 'reenter' ? r.kind === 'reentered'
       : r.kind !== 'exited' && r.kind !== 'reentered';
   }
-  const fragments = said.flatMap((s) => fragmentsOf(s.a, p.headings));
+  // Text about the knowledge base itself (the persona file's meta sections and passages) is never an answer.
+  const fragments = said.flatMap((s) => [...fragmentsOf(s.a, p.headings), ...s.meta.map((m) => `meta text cited: "${m}"`)]);
   return { id: item.id, lang: item.lang, kind: item.kind, split: item.split, pass, fragments, said };
 }
 

@@ -4,15 +4,15 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../../tools/cli/core.mjs';
-import { addChunks, calibrate, chunkDocuments, metaHeadingsOf } from '../../web/engine/kb.mjs';
+import { addChunks, calibrate, chunkDocuments, metaTextOf } from '../../web/engine/kb.mjs';
 
 export const KB_DIR = join(repoRoot, 'web/kb/karpathy');
 
 export async function indexKnowledgeBase(core, embedder) {
   const files = readdirSync(KB_DIR).filter((f) => f.endsWith('.txt')).sort();
   const docs = files.map((f) => ({ source: f, text: readFileSync(join(KB_DIR, f), 'utf8') }));
-  const metaHeadings = metaHeadingsOf(JSON.parse(readFileSync(join(KB_DIR, 'persona.json'), 'utf8')));
-  const chunks = chunkDocuments(core, docs, { tokenizer: embedder.tokenizer, metaHeadings });
+  const metaText = metaTextOf(JSON.parse(readFileSync(join(KB_DIR, 'persona.json'), 'utf8')));
+  const chunks = chunkDocuments(core, docs, { tokenizer: embedder.tokenizer, metaText });
   const lexical = core.collection('eval-lexical', null);
   lexical.add(chunks);
   const db = core.collection('eval', embedder.info);

@@ -80,6 +80,16 @@ std::string Folded(std::string_view s) {
   return b == std::string::npos ? std::string() : out.substr(b, e - b + 1);
 }
 
+// The folded form of s's opening, at least n bytes of it when s has them
+// (folding only what a comparison needs: a passage may be long).
+std::string FoldedPrefix(std::string_view s, size_t n) {
+  std::string out;
+  size_t i = s.find_first_not_of(" \t\n");
+  if (i == std::string_view::npos) return out;
+  while (i < s.size() && out.size() < n) utf8::Append(out, utf8::FoldLatin(utf8::Next(s, i)));
+  return out.substr(0, n);
+}
+
 // Lines left behind by a broken export rather than written by anyone.
 bool IsExportArtifact(std::string_view s) {
   return s == "undefined" || s == "null" || s == "NaN" || s == "[object Object]";
@@ -614,7 +624,7 @@ class DocumentChunker {
     c.end = static_cast<uint32_t>(e);
     c.language = DetectLanguage(c.text);
     if (c.language == "und") c.language = doc_language_;
-    c.meta = IsMeta(c.title);
+    c.meta = IsMeta(c.title) || OpensAsMeta(c.text);
     std::string key = c.source + '\x1f';
     for (const auto& t : c.title) key += t + '\x1e';
     key += '\x1f' + c.text;
@@ -635,6 +645,14 @@ class DocumentChunker {
       for (const auto& m : opt_.meta_headings) {
         if (!m.empty() && Folded(t) == Folded(m)) return true;
       }
+    }
+    return false;
+  }
+
+  bool OpensAsMeta(std::string_view text) const {
+    for (const auto& m : opt_.meta_openings) {
+      const std::string opening = Folded(m);
+      if (!opening.empty() && FoldedPrefix(text, opening.size()) == opening) return true;
     }
     return false;
   }

@@ -25,7 +25,8 @@ struct Chunk {
   uint32_t end = 0;
   std::string language;  // DetectLanguage() of the text
   // Text about the knowledge base rather than its subject (example questions,
-  // usage notes, role-play rules): under a heading the options name as meta.
+  // usage notes, role-play rules): under a heading the options name as meta,
+  // or opening as a passage they name.
   bool meta = false;
 };
 
@@ -38,6 +39,9 @@ struct ChunkerOptions {
   // Headings whose sections are meta text (matched case-insensitively, whole
   // heading, anywhere in the trail); a persona file lists them.
   std::vector<std::string> meta_headings;
+  // Passages that open with one of these (matched like headings) are meta
+  // text too: a document's unheaded preamble describing the agent itself.
+  std::vector<std::string> meta_openings;
 };
 
 using TokenCounter = std::function<size_t(std::string_view)>;

@@ -157,6 +157,21 @@ TEST_CASE("the chunker marks sections under the persona's meta headings", "[quer
   CHECK(chunks[1].meta);  // case-insensitive
 }
 
+TEST_CASE("the chunker marks passages that open as the persona's meta openings", "[query][chunker]") {
+  // An unheaded preamble describing the agent: no heading can mark it.
+  ChunkerOptions o;
+  o.meta_openings = {"Agente que simula"};
+  std::string doc =
+      "Agente que Simula a persona, o maior educador do mundo. Use quando quiser aprender.\n\n"
+      "# Vida\n\nA persona nasceu em 1986 e estudou ciência da computação por muitos anos seguidos.\n";
+  auto chunks = ChunkDocument("bio.txt", doc, o);
+  REQUIRE(chunks.size() == 2);
+  CHECK(chunks[0].meta);  // folded like headings
+  CHECK_FALSE(chunks[1].meta);
+  o.meta_openings = {"Agente que simula a persona, o maior educador do mundo e mais"};  // longer than it opens with
+  CHECK_FALSE(ChunkDocument("bio.txt", doc, o)[0].meta);
+}
+
 TEST_CASE("piece matching: each query piece's best cosine in the passage, weighted by the piece's weight", "[query]") {
   // Piece 0 and 1 point the same way (a translation pair), 2 elsewhere; 3 is all zeros.
   auto model = Table({{2, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 0}});

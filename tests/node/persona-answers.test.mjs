@@ -25,6 +25,16 @@ test('no answer of the graded set holds a fragment', async () => {
   assert.deepEqual(bad, []);
 });
 
+test("a document's preamble about the agent is meta text: never an answer", async () => {
+  // The persona file's meta_passages mark it (no heading covers it); before, this quoted "Agente que simula eu — ...".
+  assert.ok(p.metaIds.size > 0);
+  const r = await p.ask('Como devo começar a aprender deep learning?', {});
+  assert.doesNotMatch(r.answer, /Agente que simula|Use quando quiser/);
+  assert.deepEqual(r.citations.filter((c) => p.metaIds.has(c.id)).map((c) => c.id), []);
+  const preamble = p.db.chunks().find((c) => c.text.startsWith('Agente que simula'));
+  assert.ok(preamble?.meta, 'the preamble passage is marked meta');
+});
+
 test('the fragment check catches what it should', () => {
   const headings = new Set(['3.2 — the cameras-only decision (vs. lidar)']);
   assert.deepEqual(fragmentsOf('The way I think about it: LiDAR provides depth, but not semantics. [1]', headings), []);

@@ -10,7 +10,7 @@ import { loadTokenizer } from '../../web/engine/embedder.mjs';
 import { fileReader, listModels, resolveModel, useModelSpec } from './models.mjs';
 import { Progress } from './progress.mjs';
 import { writeFileAtomic } from './write.mjs';
-import { citationLabel, metaHeadingsOf } from '../../web/engine/kb.mjs';
+import { NO_META_TEXT, citationLabel, metaTextOf } from '../../web/engine/kb.mjs';
 import { groupByPage, excerptHtml, pageOf } from '../../web/engine/results.mjs';
 import { DEFAULT_URL_TEMPLATE, siteDocuments } from '../../web/engine/site.mjs';
 import { lancedbTable, pgvectorSql, qdrantJson } from '../../web/engine/export.mjs';
@@ -81,13 +81,13 @@ async function build(argv) {
   const engine = await openEngine();
   if (options.model) await useModelSpec(engine, options.model, { dims: options.dims, variant: options.variant });
   const model = engine.model;
-  const metaHeadings = options.persona ? metaHeadingsOf(JSON.parse(readText(options.persona))) : [];
+  const metaText = options.persona ? metaTextOf(JSON.parse(readText(options.persona))) : NO_META_TEXT;
   const docs = options.site ? siteInput(options.site, options['url-template'])
     : positionals.map((file) => ({ source: basename(file), text: readText(file) }));
   if (options.site && !docs.length) throw new Error(`${options.site} has no HTML or Markdown page with text`);
   const progress = new Progress(model ? `embedding ${options.db}` : `indexing ${options.db}`, 1);
   const db = await engine.store(options.db, docs, {
-    metaHeadings, maxTokens: options['max-tokens'], vectors: options.vectors ?? 'auto',
+    metaText, maxTokens: options['max-tokens'], vectors: options.vectors ?? 'auto',
     onProgress: (p) => {
       progress.total = p.total;
       progress.update(p.done, model ? model.id : '');

@@ -2,7 +2,7 @@
 // knowledge base with progress, searches with a live threshold, and draws
 // the query's tokens and embedding next to the best match.
 import { createEngine } from '../vesper-engine.mjs';
-import { citationLabel, metaHeadingsOf } from '../engine/kb.mjs';
+import { NO_META_TEXT, citationLabel, metaTextOf } from '../engine/kb.mjs';
 import { drawComparison } from './embedding-view.mjs';
 import { modelPicker, readCatalogue, restoreChoice } from './models.mjs';
 import { friendlyStorageError, storage } from './storage.mjs';
@@ -14,7 +14,7 @@ const NEAR_MISSES = 5;
 // The best passages a reader is shown, in ranked order, among those that
 // reach the slider (the search fetches more, so the slider only re-filters).
 const SHOWN_RESULTS = 5;
-const state = { ready: false, metaHeadings: [], engine: null, last: null, meta: new Map(), damaged: new Map(), storing: null, thresholdTouched: false, conversation: {} };
+const state = { ready: false, metaText: NO_META_TEXT, engine: null, last: null, meta: new Map(), damaged: new Map(), storing: null, thresholdTouched: false, conversation: {} };
 
 function setStatus(text, fraction = null) {
   $('status-text').textContent = text;
@@ -90,7 +90,7 @@ async function store() {
   bar.value = 0;
   try {
     const db = await state.engine.store(name, [{ source: `${name}.txt`, text }], {
-      metaHeadings: state.metaHeadings,
+      metaText: state.metaText,
       signal: controller.signal,
       onProgress: ({ done, total }) => {
         bar.value = done / total;
@@ -405,7 +405,7 @@ async function main() {
       const personaText = await early.persona;
       const persona = e.loadPersona(personaText);
       // The sections the persona calls meta text are marked in what is stored here too.
-      state.metaHeadings = metaHeadingsOf(JSON.parse(personaText));
+      state.metaText = metaTextOf(JSON.parse(personaText));
       $('persona-line').textContent = `${persona.name} answers in the first person, composing from the passages it cites; it says when it does not know.`;
     } catch (err) {
       $('chat-send').disabled = true;
@@ -416,7 +416,7 @@ async function main() {
     engine: e, catalogue,
     hooks: {
       reembedPlan: () => reembedPlan(config),
-      metaHeadings: () => state.metaHeadings,
+      metaText: () => state.metaText,
       onSwitched,
       showNotice,
     },

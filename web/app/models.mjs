@@ -68,7 +68,7 @@ export async function restoreChoice(engine, catalogue) {
 }
 
 // The picker. hooks: { reembedPlan() -> { name: docs | null } for the
-// selected database, metaHeadings(), onSwitched(entry, reembedded names),
+// selected database, metaText(), onSwitched(entry, reembedded names),
 // showNotice(text) }.
 export function modelPicker({ engine, catalogue, hooks }) {
   const state = { busy: null, sizes: new Map() };
@@ -174,7 +174,7 @@ export function modelPicker({ engine, catalogue, hooks }) {
       const plan = await hooks.reembedPlan();
       const names = Object.keys(plan);
       await engine.switchModel(entry.folder, {
-        variant: entry.variant, cached: needsDownload(entry), reembed: plan, metaHeadings: hooks.metaHeadings(), signal: controller.signal,
+        variant: entry.variant, cached: needsDownload(entry), reembed: plan, metaText: hooks.metaText(), signal: controller.signal,
         onProgress: (p) => {
           if (p.stage === 'embed') progress(p.done / p.total, `re-embedding '${p.label}': ${p.done} / ${p.total} passages`);
         },

@@ -25,9 +25,9 @@ export function vectorFormatFor(count, requested = 'auto') {
 
 // docs: [{ source, text, language? }] (language: the document's own, e.g. a
 // page's <html lang>, else each passage's is detected); options: { tokenizer,
-// metaHeadings, maxTokens }.
-export function chunkDocuments(core, docs, { tokenizer = null, metaHeadings = [], maxTokens = null } = {}) {
-  const options = { metaHeadings };
+// metaText, maxTokens } (metaText: metaTextOf(persona)).
+export function chunkDocuments(core, docs, { tokenizer = null, metaText = NO_META_TEXT, maxTokens = null } = {}) {
+  const options = { metaHeadings: metaText.headings, metaOpenings: metaText.openings };
   if (maxTokens) options.maxTokens = maxTokens;
   return docs.flatMap((d) => {
     const chunks = core.chunk(d.source, d.text, options, tokenizer);
@@ -37,9 +37,14 @@ export function chunkDocuments(core, docs, { tokenizer = null, metaHeadings = []
   });
 }
 
-// The headings a persona file marks as text about the knowledge base itself.
-export function metaHeadingsOf(persona) {
-  return Array.isArray(persona?.meta_sections) ? persona.meta_sections.filter((h) => typeof h === 'string') : [];
+export const NO_META_TEXT = Object.freeze({ headings: [], openings: [] });
+
+// What a persona file marks as text about the knowledge base itself: the
+// headings of such sections and the openings of such passages (a preamble
+// no heading covers).
+export function metaTextOf(persona) {
+  const strings = (v) => (Array.isArray(v) ? v.filter((h) => typeof h === 'string') : []);
+  return { headings: strings(persona?.meta_sections), openings: strings(persona?.meta_passages) };
 }
 
 // Equips a collection with what its model offers search: the manifest's

@@ -226,6 +226,17 @@ const META_SECTIONS = [
 ];
 const META_PROVENANCE = "headings of the documents' sections about the skill itself (usage, example questions, role-play rules) and of the reference page's own labels: marked as meta text at build time (tools/vesper build --persona), ranked below content";
 
+// The documents also describe the agent in passages no heading covers (a
+// document's opening lines, a skill's own name/description block): the
+// openings of those lines, where the documents have them.
+const META_PASSAGES_PROVENANCE = "openings of the lines in which the documents describe the agent itself outside any meta section (\"An agent simulating …\", \"Agente que simula …\", \"Simular … como interlocutor\", the skill's \"name:\" line): marked as meta text at build time";
+
+function metaPassages(all, persona) {
+  const openings = [`An agent simulating ${persona.name}`, `Agente que simula ${persona.name}`,
+    `Simular ${persona.name} como interlocutor`, `name: ${persona.id}`];
+  return openings.filter((o) => all.split('\n').some((line) => line.trim().startsWith(o)));
+}
+
 function sectionsTitled(chunks, re) {
   const groups = new Map();
   for (const c of chunks) {
@@ -351,6 +362,8 @@ export function compilePersona(core, documents) {
   if (!persona.topics.length) persona.topics = ['deep learning', 'neural networks', 'LLMs'];
   persona.meta_sections = META_SECTIONS;
   provenance.meta_sections = META_PROVENANCE;
+  persona.meta_passages = metaPassages(all, persona);
+  provenance.meta_passages = META_PASSAGES_PROVENANCE;
 
   const dont = sectionsTitled(chunks, /Do Not Use This Skill When/i)[0];
   const notGood = /\*\*不擅长\*\*：([^#]+?)##/.exec(all);
