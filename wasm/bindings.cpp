@@ -141,9 +141,34 @@ size_t Count(const val& o, const char* key, size_t fallback, size_t most = size_
   return static_cast<size_t>(v);
 }
 
+constexpr size_t kMaxFilterItems = 256;  // keys in a search's filters, or values of one key
+
+// A search's filters: { key: value | [values] } (a site's data-vesper-filter).
+void ReadFilters(const val& options, SearchOptions& o) {
+  if (options.isUndefined() || options.isNull()) return;
+  val filters = options["filters"];
+  if (filters.isUndefined() || filters.isNull()) return;
+  if (filters.typeOf().as<std::string>() != "object" || filters.isArray()) {
+    throw Error(ErrorCode::kInvalidArgument, "filters must be an object of key: value or key: [values]");
+  }
+  val keys = val::global("Object").call<val>("keys", filters);
+  const size_t n = keys["length"].as<size_t>();
+  if (n > kMaxFilterItems) throw Error(ErrorCode::kInvalidArgument, "filters name too many keys");
+  for (size_t i = 0; i < n; ++i) {
+    const std::string key = keys[i].as<std::string>();
+    val v = filters[key];
+    std::vector<std::string> values;
+    if (v.isString()) values.push_back(v.as<std::string>());
+    else values = Strings(filters, key.c_str(), kMaxFilterItems);
+    if (values.empty()) throw Error(ErrorCode::kInvalidArgument, "filter '" + key + "' needs a value");
+    o.filters.emplace_back(key, std::move(values));
+  }
+}
+
 // The ranking weights a query or a search may set (evaluations choose them;
-// clients leave the core's defaults).
+// clients leave the core's defaults), and its filters.
 void ReadRankingWeights(const val& options, SearchOptions& o) {
+  ReadFilters(options, o);
   o.translated_weight = static_cast<float>(Num(options, "translatedWeight", o.translated_weight));
   o.page_weight = static_cast<float>(Num(options, "pageWeight", o.page_weight));
   o.page_repeat_penalty = static_cast<float>(Num(options, "pageRepeatPenalty", o.page_repeat_penalty));
@@ -162,6 +187,17 @@ val ChunkToJs(const Chunk& c) {
   o.set("end", c.end);
   o.set("language", c.language);
   o.set("meta", c.meta);
+  if (!c.fields.empty()) {
+    val fields = val::array();
+    for (size_t i = 0; i < c.fields.size(); ++i) {
+      val f = val::object();
+      f.set("key", c.fields[i].key);
+      f.set("value", c.fields[i].value);
+      f.set("filter", c.fields[i].filter);
+      fields.set(i, f);
+    }
+    o.set("fields", fields);
+  }
   return o;
 }
 
@@ -180,6 +216,19 @@ Chunk ChunkFromJs(const val& o) {
   }
   if (c.language.empty()) c.language = DetectLanguage(c.text);
   c.meta = Bool(o, "meta", false);
+  val fields = o["fields"];
+  if (!fields.isUndefined() && !fields.isNull()) {
+    if (!fields.isArray()) throw Error(ErrorCode::kInvalidArgument, "fields must be a list of { key, value, filter }");
+    const size_t n = fields["length"].as<size_t>();
+    if (n > kMaxFilterItems) throw Error(ErrorCode::kInvalidArgument, "a chunk holds too many fields");
+    for (size_t i = 0; i < n; ++i) {
+      val f = fields[i];
+      if (f.isUndefined() || f.isNull() || !f["key"].isString() || !f["value"].isString()) {
+        throw Error(ErrorCode::kInvalidArgument, "a field needs a string key and value");
+      }
+      c.fields.push_back({f["key"].as<std::string>(), f["value"].as<std::string>(), Bool(f, "filter", false)});
+    }
+  }
   return c;
 }
 

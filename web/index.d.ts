@@ -61,6 +61,8 @@ export interface Passage {
   language: string;
   signals: string[];
   vectorScore?: number;
+  /** Its page's metadata and filters (a site's data-vesper-meta / data-vesper-filter), when it has any. */
+  fields?: { key: string; value: string; filter: boolean }[];
 }
 
 export interface SearchOptions {
@@ -69,6 +71,8 @@ export interface SearchOptions {
   threshold?: number | null;
   database?: string | null;
   mode?: 'hybrid' | 'vector' | 'lexical';
+  /** Only passages of pages marked with one of these values for every key (data-vesper-filter). */
+  filters?: Record<string, string | string[]> | null;
   /** Also return the query's pieces, padded ids, vector, every ranked passage and timings. */
   diagnostics?: boolean;
 }

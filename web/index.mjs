@@ -90,9 +90,9 @@ export class Vesper extends EventTarget {
   // Resolves to { results, nearMisses, answerable, confidence, threshold };
   // with diagnostics: true also { query: { pieces, ids, vector }, ranked,
   // evidence, timings } (padded ids, as the demo page draws them).
-  search(text, { k = 5, threshold = null, database = null, mode = 'hybrid', diagnostics = false } = {}) {
+  search(text, { k = 5, threshold = null, database = null, mode = 'hybrid', filters = null, diagnostics = false } = {}) {
     return guarded(async () => {
-      const r = await this.#engine.search(this.#db(database), text, { k, threshold, mode, padTo: diagnostics ? 64 : 0 });
+      const r = await this.#engine.search(this.#db(database), text, { k, threshold, mode, filters, padTo: diagnostics ? 64 : 0 });
       const out = { results: r.results, nearMisses: r.nearMisses, answerable: r.answerable, unsure: r.unsure, confidence: r.confidence, threshold: r.threshold };
       return diagnostics ? { ...out, query: r.query, ranked: r.ranked, evidence: r.evidence, timings: r.timings } : out;
     });

@@ -264,8 +264,10 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
     // the slider, default the calibration's floor), `nearMisses` the nearest
     // passages when nothing is shown, so the user is never left empty-handed.
     // `weights`: ranking weights other than the defaults ({ translatedWeight,
-    // pageWeight }: core/search/query.h), for evaluations that choose them.
-    async search(name, text, { k = 10, threshold = null, mode = 'hybrid', padTo = 64, weights = {} } = {}) {
+    // pageWeight }: core/search/query.h), for evaluations that choose them;
+    // `filters`: { key: value | [values] }, only passages of pages a site
+    // marked so (data-vesper-filter) are searched.
+    async search(name, text, { k = 10, threshold = null, mode = 'hybrid', padTo = 64, weights = {}, filters = null } = {}) {
       const db = this.require(name);
       if (!text.trim()) throw new VesperError('empty_input', 'the query is empty');
       const timings = {};
@@ -284,7 +286,7 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
       timings.embedMs = performance.now() - t;
       t = performance.now();
       const bar = threshold === null ? {} : { minScore: threshold };
-      const found = db.query(text, query.vector, { ...weights, k, mode: useVectors ? mode : 'lexical', ...bar });
+      const found = db.query(text, query.vector, { ...weights, k, mode: useVectors ? mode : 'lexical', ...bar, ...(filters ? { filters } : {}) });
       timings.searchMs = performance.now() - t;
       const results = found.results.filter((r) => r.shown);
       const nearMisses = results.length ? [] : found.results.slice(0, NEAR_MISSES);

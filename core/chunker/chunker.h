@@ -16,6 +16,15 @@
 
 namespace vesper {
 
+// A value a site marks on a page (data-vesper-meta / data-vesper-filter):
+// shown with its results; a filter also narrows a search (SearchOptions).
+struct Field {
+  std::string key;
+  std::string value;
+  bool filter = false;
+  bool operator==(const Field& o) const { return key == o.key && value == o.value && filter == o.filter; }
+};
+
 struct Chunk {
   std::string id;                  // stable: derived from source, title and text
   std::vector<std::string> title;  // heading trail, outermost first
@@ -28,6 +37,7 @@ struct Chunk {
   // usage notes, role-play rules): under a heading the options name as meta,
   // or opening as a passage they name.
   bool meta = false;
+  std::vector<Field> fields;  // its page's metadata and filters, if any
 };
 
 struct ChunkerOptions {

@@ -14,7 +14,9 @@ namespace vesper {
 namespace {
 // The chunk section's per-slot flag byte.
 constexpr uint8_t kChunkAlive = 1;
-constexpr uint8_t kChunkMeta = 2;  // Chunk::meta
+constexpr uint8_t kChunkMeta = 2;    // Chunk::meta
+constexpr uint8_t kChunkFields = 4;  // Chunk::fields follow its language
+constexpr size_t kMaxFieldBytes = 4096;  // a field's key or value
 // Piece cosines that count as a match for coverage: a translation or a
 // near-synonym (camera ~ câmera 0.8), and the same word or its close form.
 constexpr float kLooseMatch = 0.6f;
@@ -38,6 +40,18 @@ Collection::Collection(Collection&&) noexcept = default;
 Collection& Collection::operator=(Collection&&) noexcept = default;
 Collection::~Collection() = default;
 
+namespace {
+
+// Why a field cannot be stored ("" when it can).
+std::string FieldProblem(const Field& f) {
+  if (f.key.empty()) return "a field has no key";
+  if (f.key.size() > kMaxFieldBytes || f.value.size() > kMaxFieldBytes) return "a field is over " + std::to_string(kMaxFieldBytes) + " bytes";
+  if (utf8::FindInvalid(f.key) != std::string::npos || utf8::FindInvalid(f.value) != std::string::npos) return "a field is not valid UTF-8";
+  return "";
+}
+
+}  // namespace
+
 size_t Collection::Add(std::vector<Chunk> chunks, const float* vectors, size_t vector_count) {
   if (has_vectors()) {
     if (!vectors || vector_count != chunks.size()) {
@@ -53,6 +67,11 @@ size_t Collection::Add(std::vector<Chunk> chunks, const float* vectors, size_t v
   for (size_t i = 0; i < chunks.size(); ++i) {
     utf8::Require(chunks[i].text, "chunk text");
     if (chunks[i].id.empty()) throw Error(ErrorCode::kInvalidArgument, "chunk " + std::to_string(i) + " has no id");
+    for (const Field& f : chunks[i].fields) {
+      if (const std::string problem = FieldProblem(f); !problem.empty()) {
+        throw Error(ErrorCode::kInvalidArgument, "chunk " + std::to_string(i) + ": " + problem);
+      }
+    }
     if (has_vectors()) {
       const float* v = vectors + i * model_.dims;
       for (size_t d = 0; d < model_.dims; ++d) {
@@ -260,6 +279,11 @@ std::vector<SearchResult> Collection::Search(std::string_view query_text, const 
   // Spreading the first results over pages needs other pages' passages to spread to.
   if (use_lexical && UsesPages()) pool = std::max(pool, opt.k * kPagesPoolFactor);
 
+  // A filtered search looks at every passage that passes, then keeps `pool`.
+  const bool filtered = !opt.filters.empty();
+  if (filtered && !MarkAllowed(opt.filters)) return results;
+  const size_t retrieve = filtered ? std::max(pool, live_) : pool;
+
   vector_hits_.clear();
   lexical_hits_.clear();
   const std::string query_language =
@@ -272,13 +296,18 @@ std::vector<SearchResult> Collection::Search(std::string_view query_text, const 
     query_.assign(query_vector, query_vector + query_dims);
     if (Normalize(query_.data(), query_.size()) <= 0.f) throw Error(ErrorCode::kInvalidArgument, "query vector is all zeros");
     q = query_.data();
-    if (hnsw_ && !opt.exact) hnsw_->Search(q, pool, opt.threshold, vector_hits_);
+    if (filtered) store_.Search(q, pool, opt.threshold, vector_hits_, &allowed_);
+    else if (hnsw_ && !opt.exact) hnsw_->Search(q, pool, opt.threshold, vector_hits_);
     else store_.Search(q, pool, opt.threshold, vector_hits_);
   }
-  if (use_lexical && !query_text.empty()) bm25_.Search(query_text, pool, lexical_hits_);
+  if (use_lexical && !query_text.empty()) bm25_.Search(query_text, retrieve, lexical_hits_);
   translated_hits_.clear();
   translated_query_.clear();
-  if (use_lexical && lexicon_ && !query_text.empty()) SearchTranslated(query_text, query_language, pool);
+  if (use_lexical && lexicon_ && !query_text.empty()) SearchTranslated(query_text, query_language, retrieve);
+  if (filtered) {
+    KeepAllowed(lexical_hits_, pool);
+    KeepAllowed(translated_hits_, pool);
+  }
 
   MergeHits(q, use_vectors, opt, results);
   const bool rerank = matcher_ && mode == SearchMode::kHybrid && use_vectors;
@@ -294,6 +323,36 @@ std::vector<SearchResult> Collection::Search(std::string_view query_text, const 
   if (evidence && !results.empty()) DescribeTop(results[0], query_language, rerank, *evidence);
   if (results.size() > opt.k) results.resize(opt.k);
   return results;
+}
+
+namespace {
+
+// Whether a passage's filters hold one of the values asked for each key.
+bool PassesFilters(const Chunk& c, const std::vector<std::pair<std::string, std::vector<std::string>>>& filters) {
+  for (const auto& wanted : filters) {
+    const std::vector<std::string>& values = wanted.second;
+    const bool holds = std::any_of(c.fields.begin(), c.fields.end(), [&](const Field& f) {
+      return f.filter && f.key == wanted.first && std::find(values.begin(), values.end(), f.value) != values.end();
+    });
+    if (!holds) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool Collection::MarkAllowed(const std::vector<std::pair<std::string, std::vector<std::string>>>& filters) const {
+  allowed_.assign(chunks_.size(), 0);
+  bool any = false;
+  for (size_t i = 0; i < chunks_.size(); ++i) {
+    if (alive_[i] && PassesFilters(chunks_[i], filters)) allowed_[i] = 1, any = true;
+  }
+  return any;
+}
+
+void Collection::KeepAllowed(std::vector<Hit>& hits, size_t pool) const {
+  hits.erase(std::remove_if(hits.begin(), hits.end(), [&](const Hit& h) { return !allowed_[h.label]; }), hits.end());
+  if (hits.size() > pool) hits.resize(pool);
 }
 
 void Collection::EnablePieceMatch(std::shared_ptr<const PieceMatcher> matcher, std::shared_ptr<const Tokenizer> tokenizer) {
@@ -638,7 +697,7 @@ void Collection::SaveChunks(ByteWriter& w) const {
   w.u64(chunks_.size());
   for (size_t i = 0; i < chunks_.size(); ++i) {
     const Chunk& c = chunks_[i];
-    w.u8(alive_[i] ? (kChunkAlive | (c.meta ? kChunkMeta : 0)) : 0);
+    w.u8(alive_[i] ? (kChunkAlive | (c.meta ? kChunkMeta : 0) | (c.fields.empty() ? 0 : kChunkFields)) : 0);
     if (!alive_[i]) continue;  // a deleted chunk keeps its slot, not its text
     w.str(c.id);
     w.u32(static_cast<uint32_t>(c.title.size()));
@@ -648,8 +707,37 @@ void Collection::SaveChunks(ByteWriter& w) const {
     w.u32(c.begin);
     w.u32(c.end);
     w.str(c.language);
+    if (c.fields.empty()) continue;
+    w.u32(static_cast<uint32_t>(c.fields.size()));
+    for (const Field& f : c.fields) {
+      w.u8(f.filter ? 1 : 0);
+      w.str(f.key);
+      w.str(f.value);
+    }
   }
 }
+
+namespace {
+
+// A passage's fields as saved: each a kind byte (1: filter), key and value;
+// checked as Add checks them, so what loads also saves and loads again.
+void LoadFields(ByteReader& r, Chunk& c) {
+  constexpr size_t kMinFieldBytes = 9;  // kind + two empty strings' lengths
+  const uint32_t n = r.u32();
+  if (n == 0 || n > r.remaining() / kMinFieldBytes) r.fail("field count exceeds the data present");
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint8_t kind = r.u8();
+    if (kind > 1) r.fail("bad field kind");
+    Field f;
+    f.filter = kind == 1;
+    f.key = r.str();
+    f.value = r.str();
+    if (const std::string problem = FieldProblem(f); !problem.empty()) r.fail(problem);
+    c.fields.push_back(std::move(f));
+  }
+}
+
+}  // namespace
 
 void Collection::LoadChunks(ByteReader& r) {
   uint64_t n = r.count(1);
@@ -657,7 +745,7 @@ void Collection::LoadChunks(ByteReader& r) {
   alive_.resize(n);
   for (size_t i = 0; i < n; ++i) {
     uint8_t flags = r.u8();
-    if (flags & ~(kChunkAlive | kChunkMeta) || flags == kChunkMeta) r.fail("bad chunk flag");
+    if (flags & ~(kChunkAlive | kChunkMeta | kChunkFields) || (flags && !(flags & kChunkAlive))) r.fail("bad chunk flag");
     alive_[i] = flags & kChunkAlive;
     if (!alive_[i]) continue;
     Chunk& c = chunks_[i];
@@ -671,6 +759,7 @@ void Collection::LoadChunks(ByteReader& r) {
     c.begin = r.u32();
     c.end = r.u32();
     c.language = r.str();
+    if (flags & kChunkFields) LoadFields(r, c);
     if (utf8::FindInvalid(c.text) != std::string::npos) r.fail("chunk text is not valid UTF-8");
     if (!by_id_.emplace(c.id, static_cast<uint32_t>(i)).second) r.fail("duplicate chunk id " + c.id);
     AssignPage(static_cast<uint32_t>(i));

@@ -67,6 +67,11 @@ struct SearchOptions {
   // several pages rather than one page five times (chosen likewise).
   float page_repeat_penalty = 0.2f;
   size_t passages_per_page = 1;
+  // Only passages whose filters hold, for every key named here, one of its
+  // values (a site's data-vesper-filter). Vectors are then scanned exactly
+  // over the passages that pass: a filtered search never misses a passage
+  // an approximate index would have had to look past.
+  std::vector<std::pair<std::string, std::vector<std::string>>> filters;
 };
 
 struct SearchResult {
@@ -172,6 +177,9 @@ class Collection {
   void IndexLexical(uint32_t label);
   void AssignPage(uint32_t label);
   void ScorePages(std::string_view query_text, std::vector<SearchResult>& results) const;
+  // Marks in allowed_ the live passages whose filters pass; false if none does.
+  bool MarkAllowed(const std::vector<std::pair<std::string, std::vector<std::string>>>& filters) const;
+  void KeepAllowed(std::vector<Hit>& hits, size_t pool) const;
   bool UsesPages() const;
   void SpreadPages(const SearchOptions& opt, std::vector<SearchResult>& results) const;
   void MaybeBuildHnsw();
@@ -204,6 +212,7 @@ class Collection {
   bool bm25_loaded_ = false;  // from a pack's bm25 section: FinishLoad keeps it
   void RebuildLexical();
   mutable std::vector<Hit> vector_hits_, lexical_hits_;  // per-query scratch
+  mutable std::vector<uint8_t> allowed_;                 // per-query scratch: passages a filtered search may return
   mutable std::unordered_map<uint32_t, size_t> fused_at_;  // label -> result slot, per query
   mutable std::vector<float> query_;
   // The mean of the stored unit vectors: dot(query, centroid) is the query's

@@ -21,7 +21,10 @@ namespace vesper {
 // also mark it meta (Chunk::meta), so version-2 readers refuse it by version;
 // 4: the HNSW graph leaves out the vectors the vectors section holds; a
 // bm25 section stores the lexical index and a pieces section what piece
-// matching tokenised, so loading rebuilds none of them.
+// matching tokenised, so loading rebuilds none of them. A version-4 chunk
+// may also carry its page's fields (flag 4, Chunk::fields) after its
+// language: only packs built from a site that marks them do, and a reader
+// that predates them refuses such a pack as a bad chunk flag, never misreads it.
 constexpr uint32_t kPackVersion = 4;
 
 // version: kPackVersion, or 3 (the graph with its vectors, no bm25 section)

@@ -79,8 +79,9 @@ float VectorStore::Score(const float* query, uint32_t label) const {
   return Dot(query, data_.data() + static_cast<size_t>(label) * dims_, dims_);
 }
 
-void VectorStore::Search(const float* query, size_t k, float threshold, std::vector<Hit>& out) const {
-  if (format_ == VectorFormat::kBinary) return SearchBinary(query, k, threshold, out);
+void VectorStore::Search(const float* query, size_t k, float threshold, std::vector<Hit>& out,
+                         const std::vector<uint8_t>* allowed) const {
+  if (format_ == VectorFormat::kBinary) return SearchBinary(query, k, threshold, out, allowed);
 #if defined(__wasm_simd128__)
   // WASM has no cheap int8 -> float path, but has an integer dot product:
   // scan with the query in int16, keep a few spare candidates, then score
@@ -116,7 +117,9 @@ void VectorStore::Search(const float* query, size_t k, float threshold, std::vec
     }
     for (size_t i = 0; i < count; ++i) {
       float s = scores_[i];
-      if (s >= bar && alive_[start + i] && s > top_.floor()) top_.Push(static_cast<uint32_t>(start + i), s);
+      if (s >= bar && alive_[start + i] && s > top_.floor() && (!allowed || (*allowed)[start + i])) {
+        top_.Push(static_cast<uint32_t>(start + i), s);
+      }
     }
   }
   top_.TakeSorted(out);
@@ -131,7 +134,8 @@ void VectorStore::Search(const float* query, size_t k, float threshold, std::vec
 
 // Sign codes find candidates (fewest differing bits, as a negated score),
 // then the full-precision vectors decide.
-void VectorStore::SearchBinary(const float* query, size_t k, float threshold, std::vector<Hit>& out) const {
+void VectorStore::SearchBinary(const float* query, size_t k, float threshold, std::vector<Hit>& out,
+                               const std::vector<uint8_t>* allowed) const {
   const size_t words = BinaryWords(dims_);
   query_bits_.resize(words);
   SignBits(query, dims_, query_bits_.data());
@@ -140,7 +144,7 @@ void VectorStore::SearchBinary(const float* query, size_t k, float threshold, st
   const size_t pool = std::max({k * rescore_factor_, size_t{64}, alive_count_ / kBinaryPoolDivisor});
   top_.Reset(pool);
   for (size_t i = 0; i < alive_.size(); ++i) {
-    if (!alive_[i]) continue;
+    if (!alive_[i] || (allowed && !(*allowed)[i])) continue;
     float s = -static_cast<float>(Hamming(query_bits_.data(), bits_.data() + i * words, words));
     if (s > top_.floor()) top_.Push(static_cast<uint32_t>(i), s);
   }

@@ -41,8 +41,10 @@ class VectorStore {
   // Similarity of `query` with one stored vector, in the store's precision.
   float Score(const float* query, uint32_t label) const;
 
-  // Top-k by inner product among live vectors scoring >= threshold.
-  void Search(const float* query, size_t k, float threshold, std::vector<Hit>& out) const;
+  // Top-k by inner product among live vectors scoring >= threshold; with
+  // `allowed` (one byte per label), only among those it marks.
+  void Search(const float* query, size_t k, float threshold, std::vector<Hit>& out,
+              const std::vector<uint8_t>* allowed = nullptr) const;
   // Binary format: max(k x factor, 64, 1% of the store) Hamming candidates
   // are rescored exactly.
   void set_rescore_factor(size_t f) { rescore_factor_ = f; }
@@ -51,7 +53,8 @@ class VectorStore {
   static VectorStore Load(ByteReader& r);
 
  private:
-  void SearchBinary(const float* query, size_t k, float threshold, std::vector<Hit>& out) const;
+  void SearchBinary(const float* query, size_t k, float threshold, std::vector<Hit>& out,
+                    const std::vector<uint8_t>* allowed) const;
 
   size_t dims_;
   VectorFormat format_;

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "core/collection/collection.h"
+#include "core/collection/pack.h"
 #include "core/util/error.h"
 #include "fake_embedder.h"
 #include "helpers.h"
@@ -281,4 +282,62 @@ TEST_CASE("a site's sections (url#anchor) are one page for page evidence and spr
   // Page 0's three sections say it most, but the first five name five pages.
   CHECK(pages.size() == 5);
   CHECK(c.chunk(found[0].label).source.rfind("/page0/#", 0) == 0);
+}
+
+TEST_CASE("filters narrow a search to the pages that hold them; fields survive a pack", "[collection][pack]") {
+  CollectionOptions hnsw;
+  hnsw.hnsw_min_size = 50;  // filtered searches scan exactly even where HNSW serves the rest
+  Collection c = SeedCollection(hnsw);
+  REQUIRE(c.uses_hnsw());
+  // Every passage of the Portuguese seed is in section "pt"; the first one also has a version.
+  size_t tagged = 0;
+  const uint32_t seeded = static_cast<uint32_t>(c.slots());  // re-added passages take new slots
+  for (uint32_t i = 0; i < seeded; ++i) {
+    if (!c.alive(i)) continue;
+    Chunk chunk = c.chunk(i);
+    if (chunk.language != "pt") continue;
+    chunk.fields = {{"section", "pt", true}, {"author", "Ana", false}};
+    if (tagged++ == 0) chunk.fields.push_back({"version", "2", true});
+    std::vector<float> v(128);
+    REQUIRE(c.vector(i, v.data()));
+    c.Remove(chunk.id);
+    chunk.id += "-tagged";
+    c.Add({chunk}, v.data(), 1);
+  }
+  REQUIRE(tagged > 1);
+  SearchOptions opt;
+  opt.k = 10;
+  opt.threshold = -1.f;
+  opt.filters = {{"section", {"pt"}}};
+  for (SearchMode mode : {SearchMode::kHybrid, SearchMode::kVector, SearchMode::kLexical}) {
+    opt.mode = mode;
+    auto r = Query(c, "Software 2.0 neural network weights redes neurais", opt);
+    REQUIRE(!r.empty());
+    for (const auto& x : r) CHECK(c.chunk(x.label).language == "pt");
+  }
+  opt.mode = SearchMode::kHybrid;
+  opt.filters = {{"section", {"pt", "en"}}, {"version", {"2"}}};  // every key holds, any of its values
+  auto one = Query(c, "Software 2.0", opt);
+  REQUIRE(one.size() == 1);
+  opt.filters = {{"section", {"none"}}};
+  CHECK(Query(c, "Software 2.0", opt).empty());
+
+  // A pack keeps them, and what loads saves again byte for byte.
+  auto bytes = SavePack({&c});
+  auto loaded = LoadPack(bytes.data(), bytes.size());
+  REQUIRE(loaded.size() == 1);
+  const Chunk& back = loaded[0].chunk(one[0].label);
+  REQUIRE(back.fields.size() == 3);
+  CHECK(back.fields[1] == Field{"author", "Ana", false});
+  CHECK(SavePack({&loaded[0]}) == bytes);
+
+  // Bad fields are refused before anything changes.
+  Chunk bad = c.chunk(one[0].label);
+  bad.id = "bad";
+  bad.fields = {{"", "x", true}};
+  std::vector<float> v(128, 0.1f);
+  CHECK_THROWS_AS(c.Add({bad}, v.data(), 1), Error);
+  bad.fields = {{"k", std::string("\xff"), false}};
+  CHECK_THROWS_AS(c.Add({bad}, v.data(), 1), Error);
+  CHECK_FALSE(c.Find("bad"));
 }

@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { createEngine } from '../../web/vesper-engine.mjs';
 import { excerptHtml, groupByPage } from '../../web/engine/results.mjs';
 import { htmlSections, pageUrl, siteDocuments } from '../../web/engine/site.mjs';
+import { exportRows, pgvectorSql } from '../../web/engine/export.mjs';
 import { root } from './helpers.mjs';
 
 const siteDir = join(root, 'tests/data/site');
@@ -75,6 +76,48 @@ test('a page language is its passages\'; excerpts escape HTML; plain files stay 
   assert.equal(groups.length, 2);
   assert.equal(groups[0].url, null);
   await engine.dispose();
+});
+
+test('data-vesper-meta and -filter: every passage of the page carries them; --filter narrows a search; results, pages and exports show them', { timeout: 60_000 }, async () => {
+  assert.deepEqual(htmlSections(pages[0].text).fields, [
+    { key: 'author', value: 'Field Team', filter: false }, { key: 'section', value: 'home', filter: true },
+    { key: 'audience', value: 'visitors', filter: true },  // an element's text, though the header is not indexed
+  ]);
+  assert.deepEqual(htmlSections(pages[1].text).fields.map((f) => `${f.key}=${f.value}`), ['section=guide', 'audience=visitors']);
+  const out = join(mkdtempSync(join(tmpdir(), 'vesper-site-')), 'site.pack');
+  await vesper(['build', '--site', siteDir, '--db', 'site', '--out', out]);
+  const search = async (...args) => {
+    const r = JSON.parse((await vesper(['search', out, 'wingspan of the wandering albatross', '--json', '--threshold', '0', '-k', '8', ...args])).stdout);
+    return { ...r, listed: [...r.results, ...r.nearMisses] };  // shown, or the nearest when the decision holds them back
+  };
+  const all = await search();
+  assert.ok(all.listed.some((r) => r.url.startsWith('/guide/')) && all.listed.some((r) => r.url.startsWith('/#')));
+  const home = all.results.find((r) => r.url.startsWith('/#'));
+  assert.deepEqual(home.metadata, { author: 'Field Team' });
+  assert.deepEqual(home.filters, { section: ['home'], audience: ['visitors'] });
+  assert.deepEqual(all.pages.find((p) => p.url === '/').metadata, { author: 'Field Team' });
+  const guide = await search('--filter', 'section:guide');
+  assert.ok(guide.listed.length > 0 && guide.listed.every((r) => r.url.startsWith('/guide/')));
+  const both = await search('--filter', 'section:guide', '--filter', 'section:home', '--filter', 'audience:visitors');
+  assert.ok(both.listed.some((r) => r.url.startsWith('/guide/')) && both.listed.some((r) => r.url.startsWith('/#')));
+  const none = await search('--filter', 'section:nowhere');
+  assert.deepEqual([none.results, none.nearMisses], [[], []]);
+  assert.match((await vesper(['search', out, 'albatross', '--filter', 'section:nowhere'])).stdout, /no passage of a page with those filters/);
+  await assert.rejects(vesper(['search', out, 'albatross', '--filter', 'section']), /expects key:value/);
+  // The engine: a value or a list per key; anything else is a clear error. The pack keeps the fields.
+  const engine = await createEngine({ model: null });
+  const [name] = engine.loadPack(new Uint8Array(readFileSync(out)), { anyModel: true });
+  const found = await engine.search(name, 'albatrozes nos penhascos', { threshold: 0, filters: { section: 'guide' } });
+  assert.ok(found.ranked.length > 0 && found.ranked.every((r) => r.source.startsWith('/guide/')));
+  await assert.rejects(engine.search(name, 'albatross', { filters: 'guide' }), /filters must be an object/);
+  await assert.rejects(engine.search(name, 'albatross', { filters: { section: [1] } }), /must hold strings/);
+  await engine.dispose();
+  const withModel = await createEngine({ model: join(root, 'models/default') });
+  const [db] = withModel.loadPack(new Uint8Array(readFileSync(out)));
+  const row = exportRows(withModel.require(db)).find((r) => r.url.startsWith('/#'));
+  assert.deepEqual([row.metadata, row.filters], [{ author: 'Field Team' }, { section: ['home'], audience: ['visitors'] }]);
+  assert.match(pgvectorSql(withModel.require(db)), /'\{"author":"Field Team"\}'::jsonb/);
+  await withModel.dispose();
 });
 
 test('a page\'s description (HTML meta, Markdown front matter) leads its sections\' trail beside the title', () => {

@@ -6,7 +6,8 @@ export class UsageError extends Error {
   }
 }
 
-// spec: { name: 'string' | 'number' | 'boolean' }, aliases: { k: 'k' }
+// spec: { name: 'string' | 'number' | 'boolean' | 'list' }, aliases: { k: 'k' };
+// a 'list' option may be given several times and collects its values.
 export function parseArgs(argv, spec, aliases = {}) {
   const options = {};
   const positionals = [];
@@ -35,7 +36,9 @@ export function parseArgs(argv, spec, aliases = {}) {
     }
     const value = m[2] ?? argv[++i];
     if (value === undefined) throw new UsageError(`${arg} needs a value`);
-    if (type === 'number') {
+    if (type === 'list') {
+      (options[name] ??= []).push(value);
+    } else if (type === 'number') {
       const n = Number(value);
       if (!Number.isFinite(n)) throw new UsageError(`${arg} expects a number, got '${value}'`);
       options[name] = n;

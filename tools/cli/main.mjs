@@ -11,7 +11,7 @@ import { fileReader, listModels, resolveModel, useModelSpec } from './models.mjs
 import { Progress } from './progress.mjs';
 import { writeFileAtomic } from './write.mjs';
 import { NO_META_TEXT, citationLabel, metaTextOf } from '../../web/engine/kb.mjs';
-import { groupByPage, excerptHtml, pageOf } from '../../web/engine/results.mjs';
+import { excerptHtml, fieldsOf, groupByPage, pageOf } from '../../web/engine/results.mjs';
 import { DEFAULT_URL_TEMPLATE, siteDocuments } from '../../web/engine/site.mjs';
 import { lancedbTable, pgvectorSql, qdrantJson } from '../../web/engine/export.mjs';
 
@@ -25,7 +25,7 @@ const USAGE = `usage: vesper <command> [options]
                                               a built HTML site or a Markdown folder: results link to page URLs and
                                               heading anchors (Markdown pages at T, default ${DEFAULT_URL_TEMPLATE})
   search FILE.pack "query"|- [--db NAME] [--model ID|DIR] [-k N] [--threshold T]
-         [--mode hybrid|vector|lexical] [--json]
+         [--mode hybrid|vector|lexical] [--filter KEY:VALUE]... [--json]
   ask FILE.pack "question"|- [--persona FILE] [--session FILE] [--db NAME] [--model ID|DIR] [--threshold T] [--json]
                                               the persona answers from the pack, citing its passages
   persona FILE.json [--json]                  validate a persona file and describe it
@@ -144,12 +144,25 @@ async function openPack(path, options) {
   return { engine, name: described.name, threshold: options.threshold ?? null };
 }
 
+// --filter key:value (repeatable) as the engine's filters: { key: [values] }.
+function filtersFrom(list) {
+  if (!list) return null;
+  const filters = {};
+  for (const item of list) {
+    const at = item.indexOf(':');
+    if (at <= 0) throw new UsageError(`--filter expects key:value, got '${item}'`);
+    (filters[item.slice(0, at).trim()] ??= []).push(item.slice(at + 1).trim());
+  }
+  return filters;
+}
+
 async function search(argv) {
   const { options, positionals } = parseArgs(
     argv,
-    { db: 'string', model: 'string', k: 'number', threshold: 'number', mode: 'string', json: 'boolean' },
+    { db: 'string', model: 'string', k: 'number', threshold: 'number', mode: 'string', json: 'boolean', filter: 'list' },
     { k: 'k' },
   );
+  const filters = filtersFrom(options.filter);
   const [path, queryArg] = positionals;
   const query = queryArg === undefined ? undefined : textArg(queryArg);
   if (!path || query === undefined) throw new UsageError('search needs FILE.pack and "query"');
@@ -158,17 +171,17 @@ async function search(argv) {
     throw new UsageError(`-k must be a positive whole number, got ${options.k}`);
   }
   const { engine, name, threshold } = await openPack(path, options);
-  const found = await engine.search(name, query, { k: options.k ?? 5, mode: options.mode ?? 'hybrid', threshold, padTo: 0 });
+  const found = await engine.search(name, query, { k: options.k ?? 5, mode: options.mode ?? 'hybrid', threshold, padTo: 0, filters });
   for (const w of found.warnings) warn(w.message);
   // A site's passages link to their page and heading: url, and an excerpt with the query's words marked.
   const row = (r) => ({
     id: r.id, score: Number(r.score.toFixed(6)), title: r.title, text: r.text, source: r.source, signals: r.signals,
-    ...(pageOf(r.source) === null ? {} : { url: r.source, excerpt: excerptHtml(r.text, query) }),
+    ...(pageOf(r.source) === null ? {} : { url: r.source, excerpt: excerptHtml(r.text, query) }), ...fieldsOf(r),
   });
   const out = found.results.map(row);
   const near = found.nearMisses.slice(0, NEAR_MISSES).map(row);
   if (options.json) {
-    const pages = out.some((r) => r.url) ? { pages: groupByPage(out, query) } : {};
+    const pages = out.some((r) => r.url) ? { pages: groupByPage(found.results, query) } : {};
     process.stdout.write(JSON.stringify({
       answerable: found.answerable, unsure: found.unsure, confidence: Number(found.confidence.toFixed(4)), results: out, nearMisses: near, ...pages,
     }) + '\n');
@@ -179,7 +192,9 @@ async function search(argv) {
     const text = r.text.replace(/[ \t\n\r]+/g, ' ').slice(0, 200);
     process.stdout.write(`${r.score.toFixed(3)}  ${printableLine(r.source)}  ${printableLine(title)}\n  ${printableLine(text)}\n`);
   };
-  if (!out.length) {
+  if (!out.length && !near.length && filters) {
+    process.stdout.write('no passage of a page with those filters\n');
+  } else if (!out.length) {
     process.stdout.write(found.answerable
       ? `no passage scores above ${found.threshold.toFixed(3)}; the nearest:\n`
       : found.unsure

@@ -23,8 +23,10 @@ export function vectorFormatFor(count, requested = 'auto') {
   return count >= INT8_FROM_PASSAGES ? 'int8' : 'float32';
 }
 
-// docs: [{ source, text, language? }] (language: the document's own, e.g. a
-// page's <html lang>, else each passage's is detected); options: { tokenizer,
+// docs: [{ source, text, language?, fields? }] (language: the document's
+// own, e.g. a page's <html lang>, else each passage's is detected; fields:
+// its page's [{ key, value, filter }], given to each of its passages);
+// options: { tokenizer,
 // metaText, maxTokens } (metaText: metaTextOf(persona)).
 export function chunkDocuments(core, docs, { tokenizer = null, metaText = NO_META_TEXT, maxTokens = null } = {}) {
   const options = { metaHeadings: metaText.headings, metaOpenings: metaText.openings };
@@ -33,6 +35,7 @@ export function chunkDocuments(core, docs, { tokenizer = null, metaText = NO_MET
     const chunks = core.chunk(d.source, d.text, options, tokenizer);
     const language = typeof d.language === 'string' && d.language ? d.language.split('-')[0].toLowerCase() : null;
     if (language) for (const c of chunks) c.language = language;
+    if (Array.isArray(d.fields) && d.fields.length) for (const c of chunks) c.fields = d.fields;
     return chunks;
   });
 }

@@ -61,8 +61,20 @@ export function excerptHtml(text, query, chars = EXCERPT_CHARS) {
 // URLs ("/guide/#install"); null for a plain file name.
 export const pageOf = (source) => (typeof source === 'string' && source.startsWith('/') ? source.replace(/#.*$/, '') : null);
 
+// A passage's page fields as a reader's result shows them: { metadata:
+// { key: value }, filters: { key: [values] } } (a site's data-vesper-meta
+// and data-vesper-filter); each omitted when empty.
+export function fieldsOf(result) {
+  const metadata = {}, filters = {};
+  for (const f of result.fields ?? []) {
+    if (f.filter) (filters[f.key] ??= []).push(f.value);
+    else metadata[f.key] ??= f.value;
+  }
+  return { ...(Object.keys(metadata).length ? { metadata } : {}), ...(Object.keys(filters).length ? { filters } : {}) };
+}
+
 // Results (best first) grouped by page, in the order of each page's best:
-// [{ url, title, score, excerpt, subResults: [{ id, url, title, score, excerpt }] }].
+// [{ url, title, score, excerpt, metadata?, filters?, subResults: [{ id, url, title, score, excerpt }] }].
 // A result that is not from a site stays a group of its own with url null.
 export function groupByPage(results, query) {
   const groups = new Map();
@@ -70,7 +82,7 @@ export function groupByPage(results, query) {
     const page = pageOf(r.source);
     const entry = { id: r.id, url: page === null ? null : r.source, title: r.title, score: r.score, excerpt: excerptHtml(r.text, query) };
     const key = page ?? `\0${r.id}`;
-    if (!groups.has(key)) groups.set(key, { ...entry, url: page, pageTitle: r.title[0] ?? '', subResults: [] });
+    if (!groups.has(key)) groups.set(key, { ...entry, url: page, pageTitle: r.title[0] ?? '', ...fieldsOf(r), subResults: [] });
     groups.get(key).subResults.push(entry);
   }
   return [...groups.values()].map(({ pageTitle, id, ...g }) => ({ ...g, title: pageTitle || g.title.join(' › ') }));

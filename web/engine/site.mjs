@@ -9,7 +9,10 @@
 // marked data-vesper-body (else <main>, else <body>); left out are script,
 // style, nav, header, footer, form, template, svg, noscript and anything
 // marked data-vesper-ignore. Headings h1-h6 start sections; those with an id
-// are linked to. Markdown: front matter's title and lang; headings start
+// are linked to. Anywhere on the page, data-vesper-meta and
+// data-vesper-filter give the page fields ("key:value", "key[attr]" for an
+// attribute of the element, "key" for its text; several separated by
+// commas): metadata shown with its results, filters that narrow a search. Markdown: front matter's title and lang; headings start
 // sections, linked by their {#id} or else a GitHub-style slug; the page URL
 // comes from a template ("/{path}/" by default: docs/intro.md -> /docs/intro/).
 //
@@ -59,10 +62,38 @@ function* tokens(html) {
   }
 }
 
-// Sections of one HTML page: [{ level, title, anchor, body }] and the page's title and language.
+const FIELD_ATTRIBUTES = [['data-vesper-meta', false], ['data-vesper-filter', true]];
+const MAX_FIELD_CHARS = 1024;  // a field's value (the core refuses over 4 kB)
+
+// The fields an element's data-vesper-meta / -filter give now (fixed values,
+// attributes) and those its text gives when it closes (captures).
+function elementFields(attrs) {
+  const fixed = [], captures = [];
+  for (const [name, filter] of FIELD_ATTRIBUTES) {
+    for (const part of (attrs[name] ?? '').split(',')) {
+      const m = /^\s*([^:[\]]+?)\s*(?::\s*(.*?)|\[([^\]]+)\])?\s*$/.exec(part);
+      if (!m || !m[1]) continue;
+      const value = m[2] ?? (m[3] !== undefined ? attrs[m[3].trim().toLowerCase()] ?? '' : null);
+      if (value === null) captures.push({ key: m[1], filter, text: '' });
+      else if (value.trim()) fixed.push({ key: m[1], value: value.trim().slice(0, MAX_FIELD_CHARS), filter });
+    }
+  }
+  return { fixed, captures };
+}
+
+// Sections of one HTML page: [{ level, title, anchor, body }], the page's
+// title and language, and its fields ([{ key, value, filter }]).
 export function htmlSections(html) {
   const all = [...tokens(html)];
-  const page = { title: '', description: '', lang: '', sections: [] };
+  const page = { title: '', description: '', lang: '', sections: [], fields: [] };
+  const capturing = [];  // open elements whose text is a field's value
+  const closeCaptures = (entry) => {
+    for (const c of entry.captures ?? []) {
+      const value = decodeEntities(c.text).replace(/\s+/g, ' ').trim().slice(0, MAX_FIELD_CHARS);
+      if (value) page.fields.push({ key: c.key, value, filter: c.filter });
+      capturing.splice(capturing.indexOf(c), 1);
+    }
+  };
   const marked = all.some((t) => t.tag && !t.close && 'data-vesper-body' in t.attrs);
   const hasMain = all.some((t) => t.tag === 'main' && !t.close);
   const regionTag = marked ? null : hasMain ? 'main' : 'body';
@@ -75,6 +106,7 @@ export function htmlSections(html) {
   };
   for (const t of all) {
     if (t.text !== undefined) {
+      for (const c of capturing) c.text += t.text;
       if (inTitle) page.title += t.text;
       else if (region > 0 && skip === 0) text(decodeEntities(t.text).replace(/\s+/g, ' '));
       continue;
@@ -85,7 +117,12 @@ export function htmlSections(html) {
     if (!t.close) {
       const opens = (marked ? 'data-vesper-body' in t.attrs : t.tag === regionTag) ? 1 : 0;
       const skips = SKIPPED.has(t.tag) || 'data-vesper-ignore' in t.attrs ? 1 : 0;
-      if (!VOID.has(t.tag) && !t.selfClosing) stack.push({ tag: t.tag, opens, skips });
+      const { fixed, captures } = elementFields(t.attrs);
+      page.fields.push(...fixed);
+      if (!VOID.has(t.tag) && !t.selfClosing) {
+        stack.push({ tag: t.tag, opens, skips, captures });
+        capturing.push(...captures);
+      }
       region += opens;
       skip += skips;
       if (region > 0 && skip === 0 && /^h[1-6]$/.test(t.tag)) {
@@ -105,6 +142,7 @@ export function htmlSections(html) {
     for (const e of stack.splice(at)) {
       region -= e.opens;
       skip -= e.skips;
+      closeCaptures(e);
     }
     if (heading && t.tag === `h${heading.level}`) {
       page.sections.push(current);
@@ -115,6 +153,7 @@ export function htmlSections(html) {
     }
   }
   page.sections.push(current);
+  for (const e of stack.splice(0)) closeCaptures(e);  // left open at the end
   page.title = decodeEntities(page.title).replace(/\s+/g, ' ').trim();
   return page;
 }
@@ -172,7 +211,7 @@ export function pageUrl(path, urlTemplate = DEFAULT_URL_TEMPLATE) {
 }
 
 // files: [{ path (relative to the site root), text }]. Resolves to the
-// documents to store: [{ source: url#anchor, text, language }]; sections
+// documents to store: [{ source: url#anchor, text, language, fields? }]; sections
 // with no text of their own are left out (their titles lead their children's).
 export function siteDocuments(files, { urlTemplate = DEFAULT_URL_TEMPLATE } = {}) {
   const docs = [];
@@ -196,7 +235,7 @@ export function siteDocuments(files, { urlTemplate = DEFAULT_URL_TEMPLATE } = {}
       else if (page.title) titles.unshift(lead);
       const anchor = [...trail].reverse().find((h) => h.anchor)?.anchor;
       const text = `${titles.map((t, i) => `${'#'.repeat(Math.min(i + 1, 6))} ${t}`).join('\n')}\n\n${body}\n`;
-      docs.push({ source: anchor ? `${url}#${anchor}` : url, text, language: page.lang || null });
+      docs.push({ source: anchor ? `${url}#${anchor}` : url, text, language: page.lang || null, ...(page.fields?.length ? { fields: page.fields } : {}) });
     }
   }
   return docs;
