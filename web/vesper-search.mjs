@@ -5,7 +5,9 @@
 //
 // Attributes: src (pack URL, required), db (collection name, default: the
 // pack's first), model (model folder; omit for lexical packs), k, threshold,
-// placeholder, base (where a site's result URLs start, default "/"). A pack
+// placeholder, base (where a site's result URLs start, default "/"), filter
+// ("key:value, key:value": only pages a site marked so with
+// data-vesper-filter; every key must match, any of its values). A pack
 // built with `vesper build --site` lists pages as links with a marked
 // excerpt and their matching sections under them; ArrowDown and ArrowUp move
 // between the links. With the highlight attribute, links carry the query
@@ -154,6 +156,18 @@ class VesperSearch extends HTMLElement {
     return li;
   }
 
+  // The filter attribute as the engine's filters ({ key: [values] }), or null.
+  filters() {
+    const spec = this.getAttribute('filter');
+    if (!spec) return null;
+    const filters = {};
+    for (const part of spec.split(',')) {
+      const at = part.indexOf(':');
+      if (at > 0) (filters[part.slice(0, at).trim()] ??= []).push(part.slice(at + 1).trim());
+    }
+    return Object.keys(filters).length ? filters : null;
+  }
+
   async search(query) {
     if (!query.trim()) {
       this.list.replaceChildren();
@@ -167,7 +181,7 @@ class VesperSearch extends HTMLElement {
     this.query = query;
     try {
       const threshold = this.hasAttribute('threshold') ? Number(this.getAttribute('threshold')) : null;
-      const { results, nearMisses, unsure } = await this.engine.search(this.db, query, { k: Number(this.getAttribute('k') ?? 5), threshold });
+      const { results, nearMisses, unsure } = await this.engine.search(this.db, query, { k: Number(this.getAttribute('k') ?? 5), threshold, filters: this.filters() });
       if (ticket !== this.ticket) return;
       // Nothing answers: the nearest passages, greyed (part="near-miss"), so the reader still sees what is there.
       const shown = results.length ? results : nearMisses.slice(0, NEAR_MISSES);

@@ -105,6 +105,18 @@ test('<vesper-search> over a site pack: pages as links with marked excerpts, sec
   await page.locator('vesper-search input').press('ArrowDown');
   assert.equal(await page.evaluate(() => document.querySelector('vesper-search').shadowRoot.activeElement?.textContent), 'Albatross Field Guide');
   await page.screenshot({ path: join(artifacts, 'component-site.png') });
+  // A filter attribute: only the pages the site marked so (data-vesper-filter on the guide's <body>).
+  const searchWith = (filter) => page.evaluate((f) => {
+    const el = document.querySelector('vesper-search');
+    if (f) el.setAttribute('filter', f);
+    else el.removeAttribute('filter');
+    return el.search('wingspan of the wandering albatross');
+  }, filter);
+  await searchWith('section:guide');
+  const filtered = await page.locator('vesper-search ol > li > a').evaluateAll((l) => l.map((a) => new URL(a.href).pathname));
+  assert.ok(filtered.length > 0 && filtered.every((p) => p.startsWith('/field-guide/guide/')), filtered.join(','));
+  await searchWith(null);
+  assert.ok((await page.locator('vesper-search ol > li > a').evaluateAll((l) => l.map((a) => new URL(a.href).pathname))).includes('/field-guide/'));
   // On a phone (360 px): the results wrap inside the screen, nothing scrolls sideways.
   await page.setViewportSize({ width: 360, height: 740 });
   const widths = await page.evaluate(() => {
