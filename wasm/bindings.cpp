@@ -352,6 +352,7 @@ class JsCollection {
       else if (index != "auto") throw Error(ErrorCode::kInvalidArgument, "index must be auto, exact or hnsw");
       o.vectors = ParseVectorFormat(Str(options, "vectors", "float32"));
       o.hnsw_min_size = Count(options, "hnswMinSize", o.hnsw_min_size);
+      o.int8_from = Count(options, "int8From", 0);
       o.hnsw.M = static_cast<uint32_t>(Count(options, "M", o.hnsw.M, 1024));
       o.hnsw.ef_construction = static_cast<uint32_t>(Count(options, "efConstruction", o.hnsw.ef_construction, 1u << 16));
       o.hnsw.ef_search = static_cast<uint32_t>(Count(options, "efSearch", o.hnsw.ef_search, 1u << 16));
@@ -529,10 +530,14 @@ val SavePackView(val collections) {
     for (unsigned i = 0; i < n; ++i) {
       cs.push_back(&collections[i].as<const JsCollection*>(emscripten::allow_raw_pointers())->get());
     }
+    Bytes().swap(g_output);  // the last pack's bytes are not kept while this one is written
     g_output = SavePack(cs);
     return val(emscripten::typed_memory_view(g_output.size(), g_output.data()));
   });
 }
+
+// Lets go of the saved bytes once JS has its copy.
+void ReleaseOutput() { Bytes().swap(g_output); }
 
 // Loads the staged pack; its collections are then taken one by one with
 // Collection.takeLoaded(), which hands ownership to JS.
@@ -835,6 +840,7 @@ EMSCRIPTEN_BINDINGS(vesper) {
   function("truncateNormalizeStaged", &TruncateNormalizeStaged);
   function("chunkDocument", &Chunk_);
   function("savePackView", &SavePackView);
+  function("releaseOutput", &ReleaseOutput);
   function("loadPackStaged", &LoadPackStaged);
   function("inspectPackStaged", &InspectPackStaged);
   function("detectLanguage", &DetectLanguage_);

@@ -68,7 +68,9 @@ class Core {
   }
 
   savePack(collections) {
-    return this.m.savePackView(collections.map((c) => c.raw)).slice();
+    const bytes = this.m.savePackView(collections.map((c) => c.raw)).slice();
+    this.m.releaseOutput();
+    return bytes;
   }
 
   inspectPack(bytes) {

@@ -8,7 +8,7 @@
 import { urlReader } from './engine/backend.mjs';
 import { memoryAware, VesperError } from './engine/errors.mjs';
 import { loadModel } from './engine/model.mjs';
-import { NO_META_TEXT, addChunks, calibrate, chunkDocuments, vectorFormatFor } from './engine/kb.mjs';
+import { NO_META_TEXT, addChunks, calibrate, chunkDocuments, documentBatches, vectorOptionsFor } from './engine/kb.mjs';
 
 const here = new URL('./', import.meta.url);
 // Passages shown (greyed) when nothing is: the nearest ones, with their scores.
@@ -84,13 +84,41 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
     onNotice?.(engine.notice);
   };
 
+  const yieldEvery = typeof document !== 'undefined';  // a page stays responsive while it builds
+  const newCollection = (name, model, vectors) => calibrate(core.collection(name, model?.info ?? null, vectorOptionsFor(vectors)), model);
+
   // A collection of `chunks` embedded with `model` (null: lexical), ready to
   // search; nothing is left behind if it fails.
   async function buildCollection(name, chunks, model, { vectors = 'auto', onProgress: progress = null, signal = null, onWarning = null } = {}) {
-    const db = calibrate(core.collection(name, model?.info ?? null, { vectors: vectorFormatFor(chunks.length, vectors) }), model);
+    const db = newCollection(name, model, vectors);
     try {
-      const { warnings } = await addChunks(db, chunks, model, { onProgress: progress, signal, yieldEvery: typeof document !== 'undefined' });
+      const { warnings } = await addChunks(db, chunks, model, { onProgress: progress, signal, yieldEvery });
       for (const w of warnings) onWarning?.(w);
+      return db;
+    } catch (err) {
+      db.dispose();
+      throw err;
+    }
+  }
+
+  // A collection built from documents a batch at a time (chunked, embedded,
+  // added, let go), so memory follows a batch and the index, not the
+  // knowledge base; progress counts characters of text.
+  async function streamCollection(name, docs, model, { vectors, chunking, onProgress: progress, signal, onWarning }) {
+    const db = newCollection(name, model, vectors);
+    try {
+      const total = docs.reduce((n, d) => n + d.text.length, 0);
+      let done = 0;
+      for (const batch of documentBatches(docs)) {
+        const size = batch.reduce((n, d) => n + d.text.length, 0);
+        const chunks = chunkDocuments(core, batch, chunking);
+        const within = (p) => progress?.({ done: done + Math.round((size * p.done) / Math.max(1, p.total)), total });
+        const { warnings } = await addChunks(db, chunks, model, { onProgress: within, signal, yieldEvery });
+        for (const w of warnings) onWarning?.(w);
+        done += size;
+        progress?.({ done, total });
+      }
+      if (!db.size) throw new VesperError('empty_input', 'the knowledge base is empty: there is nothing to store');
       return db;
     } catch (err) {
       db.dispose();
@@ -185,17 +213,17 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
       return engine.model;
     },
 
-    // docs: [{ source, text }]. Chunks, embeds and indexes; replaces a
-    // collection of the same name only once everything succeeded.
+    // docs: [{ source, text }]. Chunks, embeds and indexes, a batch of
+    // documents at a time; replaces a collection of the same name only once
+    // everything succeeded. onProgress({ done, total }): characters of text.
     // metaText: what is about the knowledge base itself (metaTextOf(persona));
-    // vectors: how they are stored ('auto': int8 from INT8_FROM_PASSAGES
-    // passages, else float32; 'float32', 'int8', 'binary');
+    // vectors: how they are stored ('auto': float32, turned int8 from
+    // INT8_FROM_PASSAGES passages; 'float32', 'int8', 'binary');
     // maxTokens: the chunker's bound; onWarning({ chunk, message }): a chunk
     // the model could not take whole.
     async store(name, docs, { onProgress: progress = null, signal = null, metaText = NO_META_TEXT, vectors = 'auto', maxTokens = null, onWarning = null } = {}) {
-      const chunks = chunkDocuments(core, docs, { tokenizer: embedder?.tokenizer ?? null, metaText, maxTokens });
-      if (!chunks.length) throw new VesperError('empty_input', 'the knowledge base is empty: there is nothing to store');
-      const db = await buildCollection(name, chunks, embedder, { vectors, onProgress: progress, signal, onWarning });
+      const chunking = { tokenizer: embedder?.tokenizer ?? null, metaText, maxTokens };
+      const db = await streamCollection(name, docs, embedder, { vectors, chunking, onProgress: progress, signal, onWarning });
       collections.get(name)?.dispose();
       collections.set(name, db);
       return db;

@@ -100,6 +100,10 @@ size_t Collection::Add(std::vector<Chunk> chunks, const float* vectors, size_t v
     IndexPieces(label);
   }
   if (added) centroid_stale_ = languages_stale_ = true;
+  if (has_vectors() && options_.int8_from && options_.vectors == VectorFormat::kFloat32 && live_ >= options_.int8_from) {
+    store_.ToInt8();
+    options_.vectors = VectorFormat::kInt8;
+  }
   MaybeBuildHnsw();
   return added;
 }

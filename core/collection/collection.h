@@ -30,6 +30,10 @@ struct CollectionOptions {
   VectorFormat vectors = VectorFormat::kFloat32;
   size_t hnsw_min_size = 4096;  // kAuto switches from exact scan to HNSW here
   HnswParams hnsw;
+  // Float32 vectors turn int8 once this many passages are live (0: never;
+  // the clients' "auto" format): a large database is compact while it is
+  // built, batch by batch, without knowing its final size up front.
+  size_t int8_from = 0;
 };
 
 struct SearchOptions {

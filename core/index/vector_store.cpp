@@ -56,6 +56,16 @@ uint32_t VectorStore::Add(const float* v) {
   return static_cast<uint32_t>(alive_.size() - 1);
 }
 
+void VectorStore::ToInt8() {
+  if (format_ != VectorFormat::kFloat32) throw Error(ErrorCode::kInvalidArgument, "only float32 vectors turn int8");
+  const size_t n = alive_.size();
+  codes_.resize(n * dims_);
+  scales_.resize(n);
+  for (size_t i = 0; i < n; ++i) scales_[i] = QuantizeInt8(data_.data() + i * dims_, dims_, codes_.data() + i * dims_);
+  std::vector<float>().swap(data_);  // the floats' memory goes back now
+  format_ = VectorFormat::kInt8;
+}
+
 void VectorStore::Remove(uint32_t label) {
   if (!alive(label)) throw Error(ErrorCode::kNotFound, "vector " + std::to_string(label) + " is not stored");
   alive_[label] = 0;

@@ -34,6 +34,9 @@ class VectorStore {
 
   // Stores `v` under the next label and returns it.
   uint32_t Add(const float* v);
+  // Float32 vectors become int8, each exactly as if it had been added so (a
+  // store that grows past a size turns compact without keeping two copies).
+  void ToInt8();
   void Remove(uint32_t label);
 
   // The stored vector as floats (decoded for int8).

@@ -44,6 +44,35 @@ TEST_CASE("SIMD dot product matches the scalar definition", "[index]") {
   CHECK(v[0] == Approx(0.6f));
 }
 
+TEST_CASE("a float32 store turned int8 equals one stored int8 from the start; filters mask the scan", "[index]") {
+  const size_t dims = 32, n = 300;
+  auto data = test::ClusteredVectors(n, dims, 10, 0.3f, 2);
+  VectorStore grown(dims), direct(dims, VectorFormat::kInt8);
+  for (size_t i = 0; i < n; ++i) grown.Add(data.data() + i * dims), direct.Add(data.data() + i * dims);
+  grown.Remove(7), direct.Remove(7);
+  grown.ToInt8();
+  CHECK(grown.format() == VectorFormat::kInt8);
+  CHECK_THROWS_AS(grown.ToInt8(), Error);
+  std::vector<float> a(dims), b(dims);
+  for (uint32_t i = 0; i < n; i += 37) {
+    grown.Decode(i, a.data()), direct.Decode(i, b.data());
+    CHECK(a == b);
+  }
+  std::vector<Hit> x, y;
+  grown.Search(data.data(), 10, -1.f, x), direct.Search(data.data(), 10, -1.f, y);
+  REQUIRE(x.size() == y.size());
+  for (size_t i = 0; i < x.size(); ++i) CHECK((x[i].label == y[i].label && x[i].score == y[i].score));
+  Bytes saved1, saved2;
+  ByteWriter s1(saved1), s2(saved2);
+  grown.Save(s1), direct.Save(s2);
+  CHECK(saved1 == saved2);
+  std::vector<uint8_t> allowed(n, 0);
+  for (size_t i = 0; i < n; i += 3) allowed[i] = 1;
+  grown.Search(data.data(), 20, -1.f, x, &allowed);
+  REQUIRE(!x.empty());
+  for (const Hit& h : x) CHECK(h.label % 3 == 0);
+}
+
 TEST_CASE("exact scan returns the true top-k above the threshold", "[index]") {
   const size_t dims = 32, n = 700;
   auto data = test::ClusteredVectors(n, dims, 10, 0.3f, 1);

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createEngine } from '../../web/vesper-engine.mjs';
-import { INT8_FROM_PASSAGES, vectorFormatFor } from '../../web/engine/kb.mjs';
+import { INT8_FROM_PASSAGES, vectorOptionsFor } from '../../web/engine/kb.mjs';
 import { root } from './helpers.mjs';
 
 const DOCS = [{ source: 'birds.md', text: '# Birds\n\nAlbatrosses glide for hours without flapping their wings.' }];
@@ -110,12 +110,21 @@ test('a large database stores int8 vectors unless asked otherwise; a small one f
   const small = await engine.store('small', many);
   assert.equal(small.vectorFormat, 'float32');
   assert.equal((await engine.store('asked', many, { vectors: 'int8' })).vectorFormat, 'int8');
-  assert.equal(vectorFormatFor(INT8_FROM_PASSAGES - 1), 'float32');
-  assert.equal(vectorFormatFor(INT8_FROM_PASSAGES), 'int8');
-  assert.equal(vectorFormatFor(INT8_FROM_PASSAGES, 'float32'), 'float32');
-  // A pack of the large kind loads and searches as it was stored.
-  const large = await engine.store('large', Array.from({ length: INT8_FROM_PASSAGES }, (_, i) => ({ source: `p${i}.md`, text: `Page ${i}: albatross number ${i}.` })));
+  assert.deepEqual(vectorOptionsFor('auto'), { vectors: 'float32', int8From: INT8_FROM_PASSAGES });
+  assert.deepEqual(vectorOptionsFor('binary'), { vectors: 'binary' });
+  // Built a batch at a time, it turns int8 on the way, exactly as if stored int8 from the start.
+  const pages = Array.from({ length: INT8_FROM_PASSAGES }, (_, i) => ({ source: `p${i}.md`, text: `Page ${i}: albatross number ${i}.` }));
+  const progress = [];
+  const large = await engine.store('large', pages, { onProgress: (p) => progress.push(p) });
   assert.equal(large.vectorFormat, 'int8');
+  assert.equal(large.size, INT8_FROM_PASSAGES);
+  assert.ok(progress.length > 2 && progress.at(-1).done === progress.at(-1).total, 'progress reaches the end');
+  assert.ok(progress.every((p, i) => i === 0 || p.done >= progress[i - 1].done), 'progress never goes back');
+  const direct = await engine.store('direct', pages, { vectors: 'int8' });
+  for (const c of large.chunks().slice(0, 50)) assert.deepEqual(large.vector(c.id), direct.vector(c.id));
+  const below = await engine.store('below', pages.slice(1), {});
+  assert.equal(below.vectorFormat, 'float32');
+  // A pack of the large kind loads and searches as it was stored.
   const reloaded = await createEngine({ model: join(root, 'models/test/static-tiny') });
   reloaded.loadPack(engine.exportPack('large'));
   const found = await reloaded.search('large', 'albatross number 17', { padTo: 0 });

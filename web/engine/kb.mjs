@@ -16,12 +16,33 @@ export const titleOf = (chunk) => chunk.title.join(' > ');
 // saving is small; past it float32 vectors were half of a pack (bench/results/pack-load.json).
 export const INT8_FROM_PASSAGES = 4096;
 
-// The storage format a database of `count` passages gets: 'auto' (the
-// default) picks by size, any other format is taken as asked.
-export function vectorFormatFor(count, requested = 'auto') {
-  if (requested !== 'auto') return requested;
-  return count >= INT8_FROM_PASSAGES ? 'int8' : 'float32';
+// The collection options for a storage format: 'auto' (the default) is
+// float32 that the core turns int8 once INT8_FROM_PASSAGES passages are in
+// (CollectionOptions::int8_from), so a database built batch by batch need
+// not know its size up front; any other format is taken as asked.
+export function vectorOptionsFor(requested = 'auto') {
+  return requested === 'auto' ? { vectors: 'float32', int8From: INT8_FROM_PASSAGES } : { vectors: requested };
 }
+
+// Documents in groups of about `chars` characters of text (at least one
+// each), so that a large knowledge base is chunked and embedded a group at a
+// time and never held as passages all at once.
+export function* documentBatches(docs, chars = BATCH_CHARS) {
+  let batch = [], size = 0;
+  for (const d of docs) {
+    batch.push(d);
+    size += d.text.length;
+    if (size >= chars) {
+      yield batch;
+      batch = [];
+      size = 0;
+    }
+  }
+  if (batch.length) yield batch;
+}
+// About 300 passages of text: big enough that a batch of embeddings keeps
+// the model busy, small enough that memory follows the batch, not the corpus.
+const BATCH_CHARS = 1 << 17;
 
 // docs: [{ source, text, language?, fields? }] (language: the document's
 // own, e.g. a page's <html lang>, else each passage's is detected; fields:
