@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import { promisify } from 'node:util';
 import { createEngine } from '../../web/vesper-engine.mjs';
 import { excerptHtml, groupByPage } from '../../web/engine/results.mjs';
-import { htmlSections, pageUrl, siteDocuments } from '../../web/engine/site.mjs';
+import { htmlSections, markdownSections, pageUrl, siteDocuments } from '../../web/engine/site.mjs';
 import { exportRows, pgvectorSql } from '../../web/engine/export.mjs';
 import { root } from './helpers.mjs';
 
@@ -84,6 +84,9 @@ test('data-vesper-meta and -filter: every passage of the page carries them; --fi
     { key: 'audience', value: 'visitors', filter: true },  // an element's text, though the header is not indexed
   ]);
   assert.deepEqual(htmlSections(pages[1].text).fields.map((f) => `${f.key}=${f.value}`), ['section=guide', 'audience=visitors']);
+  // Markdown: front matter's meta and filters maps, a value or a [list] per key.
+  assert.deepEqual(markdownSections(pages[2].text).fields.map((f) => `${f.filter ? 'filter' : 'meta'} ${f.key}=${f.value}`),
+    ['filter topic=breeding', 'filter topic=life cycle', 'meta author=Field Team']);
   const out = join(mkdtempSync(join(tmpdir(), 'vesper-site-')), 'site.pack');
   await vesper(['build', '--site', siteDir, '--db', 'site', '--out', out]);
   const search = async (...args) => {
@@ -100,6 +103,8 @@ test('data-vesper-meta and -filter: every passage of the page carries them; --fi
   assert.ok(guide.listed.length > 0 && guide.listed.every((r) => r.url.startsWith('/guide/')));
   const both = await search('--filter', 'section:guide', '--filter', 'section:home', '--filter', 'audience:visitors');
   assert.ok(both.listed.some((r) => r.url.startsWith('/guide/')) && both.listed.some((r) => r.url.startsWith('/#')));
+  const breeding = await search('--filter', 'topic:life cycle');
+  assert.ok(breeding.listed.length > 0 && breeding.listed.every((r) => r.url.startsWith('/docs/breeding/')));
   const none = await search('--filter', 'section:nowhere');
   assert.deepEqual([none.results, none.nearMisses], [[], []]);
   assert.match((await vesper(['search', out, 'albatross', '--filter', 'section:nowhere'])).stdout, /no passage of a page with those filters/);

@@ -14,7 +14,9 @@
 // attribute of the element, "key" for its text; several separated by
 // commas): metadata shown with its results, filters that narrow a search. Markdown: front matter's title and lang; headings start
 // sections, linked by their {#id} or else a GitHub-style slug; the page URL
-// comes from a template ("/{path}/" by default: docs/intro.md -> /docs/intro/).
+// comes from a template ("/{path}/" by default: docs/intro.md -> /docs/intro/);
+// front matter `meta:` and `filters:` maps (a value or a [list] per key) are
+// the page's fields, as data-vesper-meta / -filter are an HTML page's.
 //
 //   const docs = siteDocuments([{ path: 'guide/install.html', text }], { urlTemplate });
 //   await engine.store('site', docs);
@@ -170,15 +172,38 @@ export function slugger() {
   };
 }
 
-// Sections of one Markdown page, with its front matter's title, description and lang.
+const unquote = (s) => s.trim().replace(/^(["'])(.*)\1$/, '$2');
+
+// The fields of front matter's `meta:` and `filters:` maps: indented
+// "key: value" or "key: [a, b]" lines under them (a small, flat YAML subset).
+function frontMatterFields(lines) {
+  const fields = [];
+  let kind = null;  // the map the indented lines belong to
+  for (const line of lines) {
+    const top = /^(meta|filters):\s*$/.exec(line);
+    if (top) { kind = top[1]; continue; }
+    const entry = kind && /^\s+([^:#\s][^:#]*?):\s*(.+?)\s*$/.exec(line);
+    if (!entry) { if (!/^\s/.test(line)) kind = null; continue; }
+    const list = /^\[(.*)\]$/.exec(entry[2]);
+    for (const value of (list ? list[1].split(',') : [entry[2]]).map(unquote).filter(Boolean)) {
+      fields.push({ key: entry[1].trim(), value: value.slice(0, MAX_FIELD_CHARS), filter: kind === 'filters' });
+    }
+  }
+  return fields;
+}
+
+// Sections of one Markdown page, with its front matter's title, description,
+// lang and fields.
 export function markdownSections(text) {
-  const page = { title: '', description: '', lang: '', sections: [] };
+  const page = { title: '', description: '', lang: '', sections: [], fields: [] };
   const front = /^---\r?\n([^]*?)\r?\n---\r?\n/.exec(text);
   if (front) {
-    for (const line of front[1].split(/\r?\n/)) {
+    const lines = front[1].split(/\r?\n/);
+    for (const line of lines) {
       const kv = /^(title|description|lang):\s*["']?(.*?)["']?\s*$/.exec(line);
       if (kv) page[kv[1]] = kv[2];
     }
+    page.fields = frontMatterFields(lines);
     text = text.slice(front[0].length);
   }
   const slug = slugger();
