@@ -67,10 +67,18 @@ class Core {
     return out;
   }
 
-  savePack(collections) {
-    const bytes = this.m.savePackView(collections.map((c) => c.raw)).slice();
-    this.m.releaseOutput();
-    return bytes;
+  // The collections as pack bytes (a copy); with write(view), the bytes are
+  // handed to it in place (valid only during the call: write them out, do
+  // not keep them) and their size returned, so a large pack is never copied.
+  savePack(collections, write = null) {
+    const view = this.m.savePackView(collections.map((c) => c.raw));
+    try {
+      if (!write) return view.slice();
+      write(view);
+      return view.length;
+    } finally {
+      this.m.releaseOutput();
+    }
   }
 
   inspectPack(bytes) {

@@ -252,8 +252,10 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
       return loaded.map((db) => db.name);
     },
 
-    exportPack(name) {
-      return core.savePack([this.require(name)]);
+    // The database as pack bytes; with write(view) (e.g. a file write), the
+    // bytes go to it without a copy and their size is returned.
+    exportPack(name, { write = null } = {}) {
+      return core.savePack([this.require(name)], write);
     },
 
     remove(name) {

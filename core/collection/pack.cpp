@@ -1,6 +1,7 @@
 #include "core/collection/pack.h"
 
 #include <cstring>
+#include <functional>
 
 #include "core/util/checksum.h"
 #include "core/util/error.h"
@@ -82,51 +83,57 @@ std::vector<Section> ReadTable(const uint8_t* data, size_t size, uint32_t& versi
 
 Bytes SavePack(const std::vector<const Collection*>& collections, uint32_t version) {
   if (version != kPackVersion && version != 3) throw Error(ErrorCode::kInvalidArgument, "packs are written as version 3 or 4");
-  std::vector<std::pair<Section, Bytes>> parts;
+  struct Part {
+    Section section;
+    std::function<void(ByteWriter&)> write;
+  };
+  std::vector<Part> parts;
   for (uint32_t ci = 0; ci < collections.size(); ++ci) {
     const Collection& c = *collections[ci];
-    auto add = [&](uint32_t kind, auto&& write) {
-      Bytes body;
-      ByteWriter w(body);
-      write(w);
-      body.shrink_to_fit();  // a grown buffer holds up to twice its bytes
-      parts.push_back({Section{kind, ci, 0, body.size(), Crc32(body.data(), body.size())}, std::move(body)});
-    };
-    add(kMeta, [&](ByteWriter& w) { c.SaveMeta(w); });
-    add(kChunks, [&](ByteWriter& w) { c.SaveChunks(w); });
-    if (c.has_vectors()) add(kVectors, [&](ByteWriter& w) { c.SaveVectors(w); });
-    if (c.uses_hnsw()) add(kHnsw, [&](ByteWriter& w) { c.SaveHnsw(w, version < 4); });
-    if (version >= 4) add(kBm25, [&](ByteWriter& w) { c.SaveBm25(w); });
-    if (version >= 4 && c.piece_match()) add(kPieces, [&](ByteWriter& w) { c.SavePieces(w); });
+    auto add = [&](uint32_t kind, std::function<void(ByteWriter&)> write) { parts.push_back({Section{kind, ci, 0, 0, 0}, std::move(write)}); };
+    add(kMeta, [&c](ByteWriter& w) { c.SaveMeta(w); });
+    add(kChunks, [&c](ByteWriter& w) { c.SaveChunks(w); });
+    if (c.has_vectors()) add(kVectors, [&c](ByteWriter& w) { c.SaveVectors(w); });
+    if (c.uses_hnsw()) add(kHnsw, [&c, version](ByteWriter& w) { c.SaveHnsw(w, version < 4); });
+    if (version >= 4) add(kBm25, [&c](ByteWriter& w) { c.SaveBm25(w); });
+    if (version >= 4 && c.piece_match()) add(kPieces, [&c](ByteWriter& w) { c.SavePieces(w); });
   }
-  // The pack is allocated once at its final size, and each section is let
-  // go once copied: a large pack costs about twice its bytes to write, not four times.
-  size_t total = kHeaderBytes + parts.size() * kEntryBytes + 4;
-  for (const auto& part : parts) total += part.second.size();
+  // Each section is written twice: once alone, to learn its size, then into
+  // the pack, allocated once at its final size. Writing a large pack then
+  // costs its own bytes and one section, not every section twice over.
+  uint64_t offset = kHeaderBytes + parts.size() * kEntryBytes + 4;
+  for (Part& p : parts) {
+    Bytes body;
+    ByteWriter w(body);
+    p.write(w);
+    p.section.offset = offset;
+    p.section.size = body.size();
+    offset += body.size();
+  }
   Bytes out;
-  out.reserve(total);
+  out.reserve(offset);
   ByteWriter w(out);
   w.raw(kMagic, 8);
   w.u32(version);
   w.u32(static_cast<uint32_t>(parts.size()));
-  size_t total_at = w.size();
-  w.u64(0);
-  uint64_t offset = kHeaderBytes + parts.size() * kEntryBytes + 4;
-  for (auto& [s, body] : parts) {
-    s.offset = offset;
-    offset += s.size;
-    w.u32(s.kind);
-    w.u32(s.collection);
-    w.u64(s.offset);
-    w.u64(s.size);
-    w.u32(s.crc);
+  w.u64(offset);
+  const size_t table_at = w.size();
+  for (const Part& p : parts) {
+    w.u32(p.section.kind);
+    w.u32(p.section.collection);
+    w.u64(p.section.offset);
+    w.u64(p.section.size);
+    w.u32(0);  // its checksum, once written
   }
-  w.patch_u64(total_at, offset);
-  w.u32(Crc32(out.data(), out.size()));
-  for (auto& part : parts) {
-    w.raw(part.second.data(), part.second.size());
-    Bytes().swap(part.second);
+  const size_t table_crc_at = w.size();
+  w.u32(0);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const size_t at = w.size();
+    parts[i].write(w);
+    if (w.size() - at != parts[i].section.size) throw Error(ErrorCode::kInternal, "a pack section changed size while it was written");
+    w.patch_u32(table_at + i * kEntryBytes + kEntryBytes - 4, Crc32(out.data() + at, w.size() - at));
   }
+  w.patch_u32(table_crc_at, Crc32(out.data(), table_crc_at));
   return out;
 }
 

@@ -94,11 +94,11 @@ async function build(argv) {
     },
     onWarning: (w) => warn(`${w.chunk.source} chunk ${w.chunk.id}: ${w.message}`),
   });
-  const bytes = engine.exportPack(options.db);
-  writeFileAtomic(options.out, bytes);
+  // Written from the core's memory: a large pack is not copied on the way out.
+  const size = engine.exportPack(options.db, { write: (view) => writeFileAtomic(options.out, view) });
   const described = model ? `, ${model.id} (${engine.backend.name})` : ', lexical only';
   const from = options.site ? `${new Set(docs.map((d) => pageOf(d.source))).size} pages of ${options.site}` : `${positionals.length} files`;
-  progress.done(`${db.size} chunks from ${from}${described} -> ${options.out} (${bytes.length} bytes)`);
+  progress.done(`${db.size} chunks from ${from}${described} -> ${options.out} (${size} bytes)`);
   return 0;
 }
 
