@@ -1,0 +1,211 @@
+// vesper and Pagefind on a large documentation site: 10,000 generated HTML
+// pages (about 50,000 passages) cut from the real documentation bench/docsets
+// caches (git, npm, Debian Reference in pt and zh-CN), each page a title and
+// a few sections with heading anchors. Both tools index it as a site author
+// would; a visitor's browser (Chromium, cold cache, loopback server) then
+// asks the same questions of both. Reports what each downloads before its
+// first result and per later query, the time to the first result, and the
+// time per query. A benchmark, not a test: the numbers are machine facts.
+//
+//   bash bench/docsets/fetch.sh && node bench/pagefind/scale.mjs [--pages 10000] [--markdown bench/pagefind/SCALE.md]
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { chromium } from 'playwright-core';
+import { repoRoot } from '../../tools/cli/core.mjs';
+import { serve } from '../../tools/serve.mjs';
+import { loadQuestions } from '../docsets/sets.mjs';
+
+const HERE = join(repoRoot, 'bench/pagefind');
+const WORK = join(repoRoot, 'build/bench-pagefind-scale');
+const SITE = join(WORK, 'site');
+const VESPER_SITE = join(repoRoot, 'build/site');  // tools/site.mjs: the engine, core and models as a site serves them
+const SETS = ['git', 'npm', 'debref-pt', 'debref-zh-cn'];
+const SECTIONS_PER_PAGE = 5;
+const SECTION_CHARS = 500;
+const QUESTIONS = 24;  // asked of both, in order: the first is the cold one
+const arg = (name, fallback) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : fallback);
+const PAGES = Number(arg('--pages', '10000'));
+const markdownOut = arg('--markdown', null);
+
+const escapeHtml = (s) => s.replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[c]);
+
+// Paragraph-sized pieces of the cached documentation, in a fixed order.
+function textPool() {
+  const pool = [];
+  for (const set of SETS) {
+    const dir = join(repoRoot, 'bench/docsets/.cache', set, 'docs');
+    if (!existsSync(dir)) throw new Error(`${dir} is missing: run bash bench/docsets/fetch.sh`);
+    for (const f of readdirSync(dir).sort()) {
+      const text = readFileSync(join(dir, f), 'utf8').replace(/^---[^]*?---\n/, '');
+      for (const para of text.split(/\n\s*\n/)) {
+        const flat = para.replace(/^#+\s*/gm, '').replace(/\s+/g, ' ').trim();
+        if (flat.length >= 80) pool.push(flat.slice(0, SECTION_CHARS));
+      }
+    }
+  }
+  return pool;
+}
+
+// PAGES pages of SECTIONS_PER_PAGE sections each, cut from the pool with a
+// stride so that neighbouring pages differ; each page's language from its text.
+function buildSite() {
+  const pool = textPool();
+  rmSync(WORK, { recursive: true, force: true });
+  mkdirSync(join(SITE, 'docs'), { recursive: true });
+  let htmlBytes = 0;
+  for (let p = 0; p < PAGES; p++) {
+    const parts = Array.from({ length: SECTIONS_PER_PAGE }, (_, s) => pool[(p * 7919 + s * 104729) % pool.length]);
+    const title = parts[0].split(/[.!?。]/)[0].slice(0, 60);
+    const lang = /\p{Script=Han}/u.test(parts[0]) ? 'zh-CN' : /\b(de|que|para|uma|não)\b/.test(parts[0]) ? 'pt' : 'en';
+    const sections = parts.map((t, s) => `<h2 id="s${s}">${escapeHtml(t.split(/[.!?。]/)[0].slice(0, 50))}</h2>\n<p>${escapeHtml(t)}</p>`).join('\n');
+    const html = `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title></head>\n<body><main><h1>${escapeHtml(title)}</h1>\n${sections}\n</main></body></html>\n`;
+    writeFileSync(join(SITE, 'docs', `${String(p).padStart(5, '0')}.html`), html);
+    htmlBytes += Buffer.byteLength(html);
+  }
+  writeFileSync(join(SITE, 'index.html'), '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Docs</title></head><body><main><h1>Docs</h1></main></body></html>\n');
+  return { pages: PAGES, htmlBytes };
+}
+
+function run(cmd, args, opts = {}) {
+  const t = performance.now();
+  execFileSync(cmd, args, { stdio: ['ignore', 'ignore', 'inherit'], ...opts });
+  return (performance.now() - t) / 1000;
+}
+
+// The docsets' English and other-language questions, interleaved.
+function questions() {
+  const all = SETS.flatMap((s) => loadQuestions(s).filter((q) => q.kind !== 'unrelated').map((q) => q.question));
+  const out = [];
+  for (let i = 0; out.length < QUESTIONS && i < all.length; i += Math.max(1, Math.floor(all.length / QUESTIONS))) out.push(all[i]);
+  return out;
+}
+
+// A browser with its byte counter: bodies as served, per request finished.
+async function browse() {
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+  const page = await browser.newPage();
+  const meter = { bytes: 0, pending: 0 };
+  page.on('request', () => { meter.pending++; });
+  page.on('requestfailed', () => { meter.pending--; });
+  page.on('requestfinished', async (req) => {
+    meter.bytes += (await req.sizes()).responseBodySize;
+    meter.pending--;
+  });
+  meter.settled = async () => {
+    while (meter.pending > 0) await page.waitForTimeout(10);
+  };
+  return { browser, page, meter };
+}
+
+// One tool in a fresh browser: `start` loads it, `ask` runs one query in
+// the page and resolves to the number of results. The first query's time
+// counts from navigation (cold cache): what a visitor waits for.
+async function measure(base, qs, start, ask) {
+  const { browser, page, meter } = await browse();
+  const t0 = Date.now();
+  await page.goto(`${base}/index.html`);
+  await page.evaluate(start);
+  const first = await page.evaluate(ask, qs[0]);
+  await meter.settled();
+  const firstResultMs = Date.now() - t0;
+  const firstBytes = meter.bytes;
+  const later = [];
+  for (const q of qs.slice(1)) {
+    const before = meter.bytes;
+    const t = Date.now();
+    const n = await page.evaluate(ask, q);
+    await meter.settled();
+    later.push({ ms: Date.now() - t, bytes: meter.bytes - before, results: n });
+  }
+  await browser.close();
+  return { firstResultMs, firstBytes, firstResults: first, later };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const filesUnder = (dir) => readdirSync(dir, { recursive: true }).map((f) => join(dir, f)).filter((f) => statSync(f).isFile());
+
+async function main() {
+  if (!existsSync(join(VESPER_SITE, 'vesper-engine.mjs'))) throw new Error('build/site is missing: run node tools/site.mjs');
+  const site = buildSite();
+  const pagefindBin = join(HERE, 'node_modules/.bin/pagefind');
+  if (!existsSync(pagefindBin)) run('npm', ['ci', '--no-audit', '--no-fund'], { cwd: HERE });
+  const pagefindSeconds = run(pagefindBin, ['--site', SITE, '--output-subdir', 'pagefind'], { cwd: WORK });
+  const pack = join(SITE, 'site.pack');
+  const vesperSeconds = run(join(repoRoot, 'tools/vesper'), ['build', '--site', SITE, '--db', 'site', '--out', pack]);
+  const passages = JSON.parse(execFileSync(join(repoRoot, 'tools/vesper'), ['inspect', pack, '--json'], { encoding: 'utf8' })).collections[0].chunks;
+  const qs = questions();
+  const server = await serve([['/vesper/', VESPER_SITE], ['/', SITE]]);
+  const base = `http://127.0.0.1:${server.address().port}`;
+  const pagefind = await measure(base, qs,
+    async () => { window.pf = await import('/pagefind/pagefind.js'); await window.pf.init(); },
+    async (text) => {
+      const found = await window.pf.search(text);
+      return (await Promise.all(found.results.slice(0, 5).map((x) => x.data()))).length;
+    });
+  const vesper = await measure(base, qs,
+    async () => {
+      const { createEngine } = await import('/vesper/vesper-engine.mjs');
+      window.engine = await createEngine({ model: '/vesper/models/default/' });
+      window.engine.loadPack(new Uint8Array(await (await fetch('/site.pack')).arrayBuffer()));
+    },
+    async (text) => (await window.engine.search('site', text, { k: 5, padTo: 0 })).ranked.length);
+  server.close();
+  const gz = (f) => gzipSync(readFileSync(f)).length;
+  const report = {
+    date: new Date().toISOString(), site: { ...site, passages }, questions: qs,
+    build: { pagefindSeconds, vesperSeconds },
+    index: {
+      pagefindBytes: filesUnder(join(SITE, 'pagefind')).reduce((s, f) => s + statSync(f).size, 0),
+      vesperPackBytes: statSync(pack).size, vesperPackGzip: gz(pack),
+    },
+    pagefind: summary(pagefind), vesper: summary(vesper),
+  };
+  writeFileSync(join(HERE, 'scale.json'), JSON.stringify(report, null, 1) + '\n');
+  const md = markdown(report);
+  process.stdout.write(md);
+  if (markdownOut) writeFileSync(markdownOut, md);
+}
+
+function summary(m) {
+  return {
+    firstResultMs: m.firstResultMs, firstBytes: m.firstBytes, firstResults: m.firstResults,
+    laterMedianBytes: median(m.later.map((x) => x.bytes)), laterMaxBytes: Math.max(...m.later.map((x) => x.bytes)),
+    laterMedianMs: median(m.later.map((x) => x.ms)), answeredLater: m.later.filter((x) => x.results > 0).length, laterQueries: m.later.length,
+  };
+}
+
+function markdown(r) {
+  const kb = (b) => `${(b / 1024).toFixed(0)} kB`;
+  const mb = (b) => `${(b / 1048576).toFixed(1)} MB`;
+  const row = (label, f) => `| ${label} | ${f(r.pagefind)} | ${f(r.vesper)} |`;
+  return [
+    `# vesper and Pagefind on a ${r.site.pages.toLocaleString('en')}-page site`,
+    '',
+    'Made by `bash bench/docsets/fetch.sh && node bench/pagefind/scale.mjs --markdown bench/pagefind/SCALE.md` (raw: scale.json),',
+    `${r.date.slice(0, 10)}, on this project's 2-core machine, Chromium with a cold cache over a loopback server (no compression:`,
+    'bytes are as served; the pack compresses to the gzip size given below).',
+    '',
+    `Site: ${r.site.pages.toLocaleString('en')} generated HTML pages (${mb(r.site.htmlBytes)}), each a title and ${SECTIONS_PER_PAGE} anchored sections cut`,
+    `from the documentation bench/docsets caches (git, npm, Debian Reference pt and zh-CN): ${r.site.passages.toLocaleString('en')} vesper passages.`,
+    `Questions: ${r.questions.length} of bench/docsets' answerable questions (en, pt, zh), the same, in the same order, for both.`,
+    '',
+    '| | Pagefind 1.6.0 | vesper (default model) |',
+    '|---|---|---|',
+    `| build | ${r.build.pagefindSeconds.toFixed(1)} s | ${r.build.vesperSeconds.toFixed(1)} s |`,
+    `| index on disk | ${mb(r.index.pagefindBytes)} (fragments) | pack ${mb(r.index.vesperPackBytes)} (${mb(r.index.vesperPackGzip)} gzip), loaded whole |`,
+    row('downloaded before the first result', (x) => mb(x.firstBytes)),
+    row('first result, from navigation (cold cache)', (x) => `${(x.firstResultMs / 1000).toFixed(2)} s`),
+    row('a later query downloads (median / largest)', (x) => `${kb(x.laterMedianBytes)} / ${kb(x.laterMaxBytes)}`),
+    row('a later query takes (median, in the page)', (x) => `${x.laterMedianMs} ms`),
+    row('later queries with any result', (x) => `${x.answeredLater} of ${x.laterQueries}`),
+    '',
+    "Issue 20's goals for vesper on such a site: first query <= 1 MB in all, later queries <= 100 kB, first result <= 1.5 s.",
+    'vesper loads its model, core and whole pack before its first result (index fragments and model rows fetched on demand',
+    'are not built); Pagefind fetches fragments per query. Relevance on real questions: bench/pagefind/COMPARE.md.',
+    '',
+  ].join('\n');
+}
+
+await main();
