@@ -8,7 +8,7 @@
 import { urlReader } from './engine/backend.mjs';
 import { memoryAware, VesperError } from './engine/errors.mjs';
 import { loadModel } from './engine/model.mjs';
-import { NO_META_TEXT, addChunks, calibrate, chunkDocuments, documentBatches, vectorOptionsFor } from './engine/kb.mjs';
+import { NO_META_TEXT, addChunks, calibrate, chunkDocuments, documentBatches, sizeOf, vectorOptionsFor } from './engine/kb.mjs';
 
 const here = new URL('./', import.meta.url);
 // Passages shown (greyed) when nothing is: the nearest ones, with their scores.
@@ -107,10 +107,10 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
   async function streamCollection(name, docs, model, { vectors, chunking, onProgress: progress, signal, onWarning }) {
     const db = newCollection(name, model, vectors);
     try {
-      const total = docs.reduce((n, d) => n + d.text.length, 0);
+      const total = docs.reduce((n, d) => n + sizeOf(d), 0);
       let done = 0;
       for (const batch of documentBatches(docs)) {
-        const size = batch.reduce((n, d) => n + d.text.length, 0);
+        const size = batch.reduce((n, d) => n + sizeOf(d), 0);
         const chunks = chunkDocuments(core, batch, chunking);
         const within = (p) => progress?.({ done: done + Math.round((size * p.done) / Math.max(1, p.total)), total });
         const { warnings } = await addChunks(db, chunks, model, { onProgress: within, signal, yieldEvery });
@@ -213,7 +213,8 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
       return engine.model;
     },
 
-    // docs: [{ source, text }]. Chunks, embeds and indexes, a batch of
+    // docs: [{ source, text, size? }] (text may be a getter read when its
+    // batch is built, size then its bytes). Chunks, embeds and indexes, a batch of
     // documents at a time; replaces a collection of the same name only once
     // everything succeeded. onProgress({ done, total }): characters of text.
     // metaText: what is about the knowledge base itself (metaTextOf(persona));

@@ -1,7 +1,7 @@
 // Command dispatch for tools/vesper. Each command prints human-readable text,
 // or with --json a stable JSON document (see README, "CLI").
 import { printable, printableLine } from './terminal.mjs';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { parseArgs, UsageError } from './args.mjs';
 import { loadCore, openEngine } from './core.mjs';
@@ -45,6 +45,21 @@ function warn(message) {
   process.stderr.write(`vesper: warning: ${message}\n`);
 }
 
+// A file as a document whose text is read when its batch is built, not all
+// up front (a large knowledge base is never held whole); a file that is
+// missing or not a file fails now, before anything is embedded.
+function fileDocument(path) {
+  let info;
+  try {
+    info = statSync(path);
+  } catch (err) {
+    err.path ??= String(path);
+    throw err;
+  }
+  if (!info.isFile()) readText(path);  // a folder fails now as reading it does
+  return { source: basename(path), size: info.size, get text() { return readText(path); } };
+}
+
 function readText(path) {
   let bytes;
   try {
@@ -83,7 +98,7 @@ async function build(argv) {
   const model = engine.model;
   const metaText = options.persona ? metaTextOf(JSON.parse(readText(options.persona))) : NO_META_TEXT;
   const docs = options.site ? siteInput(options.site, options['url-template'])
-    : positionals.map((file) => ({ source: basename(file), text: readText(file) }));
+    : positionals.map(fileDocument);
   if (options.site && !docs.length) throw new Error(`${options.site} has no HTML or Markdown page with text`);
   const progress = new Progress(model ? `embedding ${options.db}` : `indexing ${options.db}`, 1);
   const db = await engine.store(options.db, docs, {

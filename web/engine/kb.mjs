@@ -24,6 +24,10 @@ export function vectorOptionsFor(requested = 'auto') {
   return requested === 'auto' ? { vectors: 'float32', int8From: INT8_FROM_PASSAGES } : { vectors: requested };
 }
 
+// A document's size for batching and progress: its `size` when it gives one
+// (a file read only when its batch is built: bytes), else its text's length.
+export const sizeOf = (d) => d.size ?? d.text.length;
+
 // Documents in groups of about `chars` characters of text (at least one
 // each), so that a large knowledge base is chunked and embedded a group at a
 // time and never held as passages all at once.
@@ -31,7 +35,7 @@ export function* documentBatches(docs, chars = BATCH_CHARS) {
   let batch = [], size = 0;
   for (const d of docs) {
     batch.push(d);
-    size += d.text.length;
+    size += sizeOf(d);
     if (size >= chars) {
       yield batch;
       batch = [];
