@@ -109,8 +109,7 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
     try {
       const total = docs.reduce((n, d) => n + sizeOf(d), 0);
       let done = 0;
-      for (const batch of documentBatches(docs)) {
-        const size = batch.reduce((n, d) => n + sizeOf(d), 0);
+      for (const { docs: batch, size } of documentBatches(docs)) {
         const chunks = chunkDocuments(core, batch, chunking);
         const within = (p) => progress?.({ done: done + Math.round((size * p.done) / Math.max(1, p.total)), total });
         const { warnings } = await addChunks(db, chunks, model, { onProgress: within, signal, yieldEvery });

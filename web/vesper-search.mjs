@@ -16,7 +16,7 @@
 // results } }), vesper-error ({ detail: { message } }). The engine and the
 // model load once per page and are shared by every element.
 import { createEngine } from './vesper-engine.mjs';
-import { excerpt, groupByPage, pageOf } from './engine/results.mjs';
+import { excerpt, filtersFrom, groupByPage, pageOf } from './engine/results.mjs';
 
 const engines = new Map();
 function engineFor(model) {
@@ -156,16 +156,11 @@ class VesperSearch extends HTMLElement {
     return li;
   }
 
-  // The filter attribute as the engine's filters ({ key: [values] }), or null.
+  // The filter attribute as the engine's filters ({ key: [values] }), or
+  // null; parts that are not key:value are left out.
   filters() {
     const spec = this.getAttribute('filter');
-    if (!spec) return null;
-    const filters = {};
-    for (const part of spec.split(',')) {
-      const at = part.indexOf(':');
-      if (at > 0) (filters[part.slice(0, at).trim()] ??= []).push(part.slice(at + 1).trim());
-    }
-    return Object.keys(filters).length ? filters : null;
+    return spec ? filtersFrom(spec.split(',')).filters : null;
   }
 
   async search(query) {

@@ -106,7 +106,15 @@ class DocumentChunker {
  public:
   DocumentChunker(std::string_view source, std::string_view text, const ChunkerOptions& options,
                   const TokenCounter& count)
-      : source_(source), text_(text), opt_(options), count_(count ? count : TokenCounter(ApproxTokenCount)) {}
+      : source_(source), text_(text), opt_(options), count_(count ? count : TokenCounter(ApproxTokenCount)) {
+    // Folded once here, not for every passage the document yields.
+    for (const auto& m : opt_.meta_headings) {
+      if (!m.empty()) meta_headings_.push_back(Folded(m));
+    }
+    for (const auto& m : opt_.meta_openings) {
+      if (std::string f = Folded(m); !f.empty()) meta_openings_.push_back(std::move(f));
+    }
+  }
 
   std::vector<Chunk> Run() {
     const chunking::FrontMatter front = chunking::ReadFrontMatter(text_);
@@ -641,24 +649,26 @@ class DocumentChunker {
   }
 
   bool IsMeta(const std::vector<std::string>& trail) const {
+    if (meta_headings_.empty()) return false;
     for (const auto& t : trail) {
-      for (const auto& m : opt_.meta_headings) {
-        if (!m.empty() && Folded(t) == Folded(m)) return true;
+      const std::string folded = Folded(t);
+      for (const auto& m : meta_headings_) {
+        if (folded == m) return true;
       }
     }
     return false;
   }
 
   bool OpensAsMeta(std::string_view text) const {
-    for (const auto& m : opt_.meta_openings) {
-      const std::string opening = Folded(m);
-      if (!opening.empty() && FoldedPrefix(text, opening.size()) == opening) return true;
+    for (const auto& opening : meta_openings_) {
+      if (FoldedPrefix(text, opening.size()) == opening) return true;
     }
     return false;
   }
 
   std::string_view source_, text_;
   ChunkerOptions opt_;
+  std::vector<std::string> meta_headings_, meta_openings_;  // the options' lists, folded
   TokenCounter count_;
   mutable size_t counted_ = 0, approximated_ = 0;  // exact and approximate tokens of the spans counted
   mutable size_t counted_bytes_ = 0;               // and their bytes

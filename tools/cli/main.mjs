@@ -11,7 +11,7 @@ import { fileReader, listModels, resolveModel, useModelSpec } from './models.mjs
 import { Progress } from './progress.mjs';
 import { writeFileAtomic } from './write.mjs';
 import { NO_META_TEXT, citationLabel, metaTextOf } from '../../web/engine/kb.mjs';
-import { excerptHtml, fieldsOf, groupByPage, pageOf } from '../../web/engine/results.mjs';
+import { excerptHtml, fieldsOf, filtersFrom, groupByPage, pageOf } from '../../web/engine/results.mjs';
 import { DEFAULT_URL_TEMPLATE, siteDocuments } from '../../web/engine/site.mjs';
 import { lancedbTable, pgvectorSql, qdrantJson } from '../../web/engine/export.mjs';
 
@@ -160,14 +160,10 @@ async function openPack(path, options) {
 }
 
 // --filter key:value (repeatable) as the engine's filters: { key: [values] }.
-function filtersFrom(list) {
+function searchFilters(list) {
   if (!list) return null;
-  const filters = {};
-  for (const item of list) {
-    const at = item.indexOf(':');
-    if (at <= 0) throw new UsageError(`--filter expects key:value, got '${item}'`);
-    (filters[item.slice(0, at).trim()] ??= []).push(item.slice(at + 1).trim());
-  }
+  const { filters, malformed } = filtersFrom(list);
+  if (malformed.length) throw new UsageError(`--filter expects key:value, got '${malformed[0]}'`);
   return filters;
 }
 
@@ -177,7 +173,7 @@ async function search(argv) {
     { db: 'string', model: 'string', k: 'number', threshold: 'number', mode: 'string', json: 'boolean', filter: 'list' },
     { k: 'k' },
   );
-  const filters = filtersFrom(options.filter);
+  const filters = searchFilters(options.filter);
   const [path, queryArg] = positionals;
   const query = queryArg === undefined ? undefined : textArg(queryArg);
   if (!path || query === undefined) throw new UsageError('search needs FILE.pack and "query"');

@@ -30,19 +30,19 @@ export const sizeOf = (d) => d.size ?? d.text.length;
 
 // Documents in groups of about `chars` characters of text (at least one
 // each), so that a large knowledge base is chunked and embedded a group at a
-// time and never held as passages all at once.
+// time and never held as passages all at once: { docs, size } per group.
 export function* documentBatches(docs, chars = BATCH_CHARS) {
   let batch = [], size = 0;
   for (const d of docs) {
     batch.push(d);
     size += sizeOf(d);
     if (size >= chars) {
-      yield batch;
+      yield { docs: batch, size };
       batch = [];
       size = 0;
     }
   }
-  if (batch.length) yield batch;
+  if (batch.length) yield { docs: batch, size };
 }
 // About 300 passages of text: big enough that a batch of embeddings keeps
 // the model busy, small enough that memory follows the batch, not the corpus.

@@ -73,6 +73,18 @@ export function fieldsOf(result) {
   return { ...(Object.keys(metadata).length ? { metadata } : {}), ...(Object.keys(filters).length ? { filters } : {}) };
 }
 
+// "key:value" items (the CLI's --filter, the element's filter attribute) as
+// search filters { key: [values] }, and the items that are not key:value.
+export function filtersFrom(items) {
+  const filters = {}, malformed = [];
+  for (const item of items) {
+    const at = item.indexOf(':');
+    if (at <= 0) malformed.push(item);
+    else (filters[item.slice(0, at).trim()] ??= []).push(item.slice(at + 1).trim());
+  }
+  return { filters: Object.keys(filters).length ? filters : null, malformed };
+}
+
 // Results (best first) grouped by page, in the order of each page's best:
 // [{ url, title, score, excerpt, metadata?, filters?, subResults: [{ id, url, title, score, excerpt }] }].
 // A result that is not from a site stays a group of its own with url null.
