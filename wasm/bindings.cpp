@@ -733,6 +733,7 @@ void ReadWeights(const val& w, UnitWeights& k) {
   k.title = Num(w, "title", k.title);
   k.other_language = Num(w, "otherLanguage", k.other_language);
   k.min_shared = static_cast<float>(Num(w, "minShared", k.min_shared));
+  k.translated = static_cast<float>(Num(w, "translated", k.translated));
   k.min_similarity = static_cast<float>(Num(w, "minSimilarity", k.min_similarity));
   k.second_ratio = Num(w, "secondRatio", k.second_ratio);
 }

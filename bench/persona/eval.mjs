@@ -12,7 +12,7 @@ import { loadCore, repoRoot } from '../../tools/cli/core.mjs';
 import { nodeEmbedder } from '../../tools/cli/models.mjs';
 import { indexKnowledgeBase, KB_DIR } from '../quality/kb-index.mjs';
 import { readPersonaSet, hasFact, LANGUAGES } from './set.mjs';
-import { fragmentsOf, headingsOf } from './fragments.mjs';
+import { fragmentsOf, headingsOf, instructionsIn, instructionsOf } from './fragments.mjs';
 import { renderMarkdown } from './report.mjs';
 
 
@@ -20,16 +20,18 @@ export async function openPersona() {
   const core = await loadCore();
   const embedder = await nodeEmbedder(core, 'default');
   const ctx = await indexKnowledgeBase(core, embedder);
-  const persona = core.persona(readFileSync(join(KB_DIR, 'persona.json'), 'utf8'));
+  const personaText = readFileSync(join(KB_DIR, 'persona.json'), 'utf8');
+  const persona = core.persona(personaText);
   const chunks = ctx.db.chunks();
   const headings = headingsOf(chunks);
+  const instructions = instructionsOf(chunks, JSON.parse(personaText).meta_lead_ins);
   const metaIds = new Set(chunks.filter((c) => c.meta).map((c) => c.id));
   // One turn: the reply and the state after it.
   const ask = async (question, state = {}) => {
     const { vectors } = await embedder.embed([question], { kind: 'query' });
     return persona.answer(ctx.db, question, vectors, state, {});
   };
-  return { ...ctx, persona, headings, metaIds, ask };
+  return { ...ctx, persona, headings, metaIds, instructions, ask };
 }
 
 const ANSWERED = new Set(['answer']);
@@ -60,8 +62,10 @@ export async function judgeItem(p, item) {
     pass = item.intent === 'exit' ? r.kind === 'exited' : item.intent === 'reenter' ? r.kind === 'reentered'
       : r.kind !== 'exited' && r.kind !== 'reentered';
   }
-  // Text about the knowledge base itself (the persona file's meta sections and passages) is never an answer.
-  const fragments = said.flatMap((s) => [...fragmentsOf(s.a, p.headings), ...s.meta.map((m) => `meta text cited: "${m}"`)]);
+  // Text about the knowledge base itself (the persona file's meta sections,
+  // passages and the instructions under its lead-ins) is never an answer.
+  const fragments = said.flatMap((s) => [...fragmentsOf(s.a, p.headings), ...s.meta.map((m) => `meta text cited: "${m}"`),
+    ...instructionsIn(s.a, p.instructions)]);
   return { id: item.id, lang: item.lang, kind: item.kind, split: item.split, pass, fragments, said };
 }
 

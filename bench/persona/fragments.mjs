@@ -50,3 +50,32 @@ export function headingsOf(chunks) {
   for (const c of chunks) for (const t of c.title) out.add(t.toLowerCase().trim());
   return out;
 }
+
+// The instructions the knowledge base gives whoever plays the persona: the
+// items listed under the persona file's meta_lead_ins ("Typical Response
+// Structure:", "角色扮演时必须遵循的风格规则：") and the fields they label
+// ("Tone: ..."), each as its first words (markup removed), for instructionsIn.
+export function instructionsOf(chunks, leadIns = []) {
+  const out = new Set();
+  const plain = (t) => t.replace(/[*`]/g, '').replace(/\s+/g, ' ').trim();
+  const escape = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  for (const c of chunks) {
+    const text = plain(c.text);
+    for (const lead of leadIns) {
+      for (const m of text.matchAll(new RegExp(`${escape(lead)}[:：]\\s*`, 'gu'))) {
+        // The items up to the next heading.
+        const block = ` ${text.slice(m.index + m[0].length).split(/\s#{1,6}\s/u)[0]}`;
+        const items = block.split(/\s(?:-|\d{1,2}\.)\s/u).map((i) => i.trim()).filter((i) => i.length >= 8);
+        // Each item as the answer would quote it: without its label ("句式：").
+        for (const item of items) out.add(item.replace(/^[^:：]{1,12}[:：]\s*/u, '').slice(0, 20));
+      }
+    }
+  }
+  return out;
+}
+
+// The instructions (instructionsOf) an answer quotes.
+export function instructionsIn(answer, instructions) {
+  const flat = answer.replace(/[*`]/g, '').replace(/\s+/g, ' ');
+  return [...instructions].filter((i) => flat.includes(i)).map((i) => `an instruction to the persona quoted: "${i}"`);
+}

@@ -141,6 +141,11 @@ class Collection {
   // passages in the collection's other languages.
   void EnableLexicon(std::shared_ptr<const Lexicon> lexicon);
   bool translates() const { return lexicon_ != nullptr; }
+  // The lexicon's translation of `text` from one language into another, one
+  // group of alternatives per content word; empty without a lexicon.
+  std::vector<TermGroup> Translate(std::string_view text, const std::string& from, const std::string& to) const {
+    return lexicon_ ? lexicon_->Translate(text, from, to) : std::vector<TermGroup>();
+  }
   // Token-level similarity of two texts through the model's pieces (what
   // hybrid reranks by), for choosing sentences within passages; -1 when
   // piece matching is not enabled.

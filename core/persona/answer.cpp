@@ -242,8 +242,18 @@ bool Turn::FromPersonaQa() {
 }
 
 void Turn::Score(std::vector<Unit>& units, const QuestionTerms& terms, QuestionType type) const {
+  // Where only passages in other languages answer, a sentence shares the
+  // question's words through their translations (where the question's own
+  // language answers too, its passages are what the asker should read).
+  std::map<std::string, TranslatedTerms> translated;
   for (Unit& u : units) {
     u.shared = SharedEvidence(terms, u.sentence.text);
+    const std::string& language = db_.chunk(u.label).language;
+    if (language != a_.language && !language.empty() && !u.other_language) {
+      auto it = translated.find(language);
+      if (it == translated.end()) it = translated.emplace(language, TranslatedTermsOf(q_, a_.language, language, db_)).first;
+      u.shared = std::max(u.shared, opt_.weights.translated * SharedEvidence(it->second, u.sentence.text));
+    }
     u.similarity = db_.PieceSimilarity(q_, u.sentence.text);
     const UnitWeights& k = opt_.weights;
     u.score = k.shared * u.shared + k.passage * u.strength + k.title * u.title_shared + k.similarity * std::max(0.f, u.similarity) + k.type * TypeFit(type, u.sentence.text) +

@@ -79,6 +79,9 @@ struct UnitWeights {
   // A unit shares real evidence with the question when it holds this share
   // of its rare words, or the model finds it this similar.
   float min_shared = 0.1f;
+  // A word shared through the lexicon's translation (a sentence in another
+  // language than the question) counts this much of one shared as written.
+  float translated = 1.0f;
   float min_similarity = 0.45f;
   double second_ratio = 0.75;  // another unit joins the best one at this share of its score
 };

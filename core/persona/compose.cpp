@@ -78,6 +78,9 @@ std::vector<Unit> UnitsOf(const Persona& persona, const Collection& collection, 
   std::vector<Sentence> all = SplitSentences(c.text);
   for (Sentence& s : all) {
     if (!s.quotable() || IsHeadingOf(c, s.text) || StartsMidway(s.text) || persona.UsesBannedWord(s.text)) continue;
+    // An instruction to whoever plays the persona (a style rule listed under its lead-in) is not something it says.
+    const bool led = s.context >= 0 && static_cast<size_t>(s.context) < all.size();
+    if (persona.IsInstruction(s.text) || (led && persona.IsInstruction(all[s.context].text))) continue;
     std::string key = c.id + ":" + std::to_string(s.index);
     if (std::find(said.begin(), said.end(), key) != said.end()) continue;
     Unit u;

@@ -150,6 +150,49 @@ float SharedEvidence(const QuestionTerms& terms, std::string_view text) {
   return got / terms.total;
 }
 
+TranslatedTerms TranslatedTermsOf(std::string_view question, const std::string& from, const std::string& to,
+                                  const Collection& collection) {
+  constexpr float kUnseen = 0.999f;  // as in TermsOf
+  TranslatedTerms out;
+  for (const TermGroup& group : collection.Translate(question, from, to)) {
+    std::vector<std::vector<std::string>> alternatives;
+    float weight = 0.f;
+    for (const std::string& phrase : group) {
+      std::vector<std::string> keys;
+      float rarity = 0.f;
+      bool seen = true;
+      SplitWords(phrase, [&](WordSpan&& w) {
+        const float r = collection.TermRarity(w.term);
+        seen &= r < kUnseen;
+        rarity = std::max(rarity, r);
+        keys.push_back(std::move(w.term));
+      });
+      if (keys.empty() || !seen) continue;
+      weight = std::max(weight, rarity);
+      alternatives.push_back(std::move(keys));
+    }
+    if (alternatives.empty()) continue;
+    out.words.push_back(std::move(alternatives));
+    out.weights.push_back(weight);
+    out.total += weight;
+  }
+  return out;
+}
+
+float SharedEvidence(const TranslatedTerms& terms, std::string_view text) {
+  if (terms.total <= 0.f) return 0.f;
+  std::unordered_set<std::string> have;
+  SplitWords(text, [&](WordSpan&& w) { have.insert(std::move(w.term)); });
+  float got = 0.f;
+  for (size_t i = 0; i < terms.words.size(); ++i) {
+    const bool held = std::any_of(terms.words[i].begin(), terms.words[i].end(), [&](const std::vector<std::string>& keys) {
+      return std::all_of(keys.begin(), keys.end(), [&](const std::string& k) { return have.count(k) > 0; });
+    });
+    if (held) got += terms.weights[i];
+  }
+  return got / terms.total;
+}
+
 bool NeedsForm(QuestionType type) { return type == QuestionType::kWhen || type == QuestionType::kHowMany; }
 
 namespace {

@@ -30,6 +30,20 @@ QuestionTerms TermsOf(std::string_view question, const Collection& collection);
 // the lexical evidence that a sentence is about what was asked.
 float SharedEvidence(const QuestionTerms& terms, std::string_view text);
 
+// The question's content words in another language, through the
+// collection's lexicon: one entry per word, which a sentence holds when it
+// holds all the words of any one of its translations; names and numbers the
+// lexicon does not know stay as they are. Weighted like TermsOf: a
+// translation no passage holds cannot tell sentences apart and is dropped.
+struct TranslatedTerms {
+  std::vector<std::vector<std::vector<std::string>>> words;  // word -> its translations -> their keys
+  std::vector<float> weights;
+  float total = 0.f;
+};
+TranslatedTerms TranslatedTermsOf(std::string_view question, const std::string& from, const std::string& to,
+                                  const Collection& collection);
+float SharedEvidence(const TranslatedTerms& terms, std::string_view text);
+
 // How well a sentence's form fits the question's type, in [0, 1]: a year
 // for "when", a reason for "why", a definition for "what is".
 float TypeFit(QuestionType type, std::string_view sentence);

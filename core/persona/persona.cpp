@@ -1,5 +1,7 @@
 #include "core/persona/persona.h"
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "core/persona/text_match.h"
@@ -190,6 +192,16 @@ Persona Persona::FromJson(std::string_view text) {
     if (!e.is_string()) Bad(f, "must be a string");
     return e.get<std::string>();
   });
+  // Optional (older persona files lack it).
+  p.meta_lead_ins_ = Array<std::string>(root, "meta_lead_ins", [](const json& e, const std::string& f) {
+    if (!e.is_string() || utf8::FindInvalid(e.get_ref<const std::string&>()) != std::string::npos) {
+      Bad(f, "must be a UTF-8 string");
+    }
+    std::string folded = FoldText(e.get_ref<const std::string&>());
+    // An empty lead-in would mark every sentence as an instruction.
+    if (folded.find_first_not_of(" \t\n\r") == std::string::npos) Bad(f, "is empty; remove it");
+    return folded;
+  });
   p.out_of_scope_ = Array<OutOfScopeRule>(root, "out_of_scope", [](const json& e, const std::string& f) {
     OutOfScopeRule r;
     r.id = Str(e, "id", f);
@@ -237,6 +249,13 @@ Persona Persona::FromJson(std::string_view text) {
 const VoicePhrases& Persona::phrases(const std::string& language) const {
   auto it = phrases_.find(language);
   return it != phrases_.end() ? it->second : phrases_.at("en");
+}
+
+bool Persona::IsInstruction(std::string_view text) const {
+  if (meta_lead_ins_.empty()) return false;
+  const std::string folded = FoldText(text);
+  return std::any_of(meta_lead_ins_.begin(), meta_lead_ins_.end(),
+                     [&](const std::string& lead_in) { return folded.compare(0, lead_in.size(), lead_in) == 0; });
 }
 
 bool Persona::UsesBannedWord(std::string_view text, const std::string& language) const {

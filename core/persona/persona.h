@@ -102,6 +102,11 @@ class Persona {
   const SelfReference& self_reference() const { return self_reference_; }
   // Falls back to English phrases for a language the file does not cover.
   const VoicePhrases& phrases(const std::string& language) const;
+  // "meta_lead_ins": lead-ins of the instructions the documents give whoever
+  // plays the persona (a style guide, a response template: "Typical Response
+  // Structure:", "角色扮演时必须遵循的风格规则："). True for such a lead-in, a
+  // field it labels ("Tone: ...") or an item listed under it: never an answer.
+  bool IsInstruction(std::string_view text) const;
 
   // True if `text` contains a banned word of `language` (or of any
   // language, when language is empty), as a whole word for Latin scripts.
@@ -116,6 +121,7 @@ class Persona {
   std::vector<PersonaAnalogy> analogies_;
   std::vector<PersonaQa> qa_;
   std::vector<std::string> topics_;
+  std::vector<std::string> meta_lead_ins_;  // folded
   std::vector<OutOfScopeRule> out_of_scope_;
   ListByLanguage exit_, reenter_, command_leads_, command_tails_;
   std::map<std::string, RoleWords> role_words_;

@@ -173,6 +173,15 @@ size_t CountWords(std::string_view s) {
   return n;
 }
 
+// Long enough to stand as a statement: kMinStatementWords Latin words, or
+// as many bytes of CJK text (no spaces between its words).
+bool SaysSomething(std::string_view s) {
+  constexpr size_t kMinStatementWords = 8;
+  constexpr size_t kMinStatementCjkBytes = 36;  // twelve Han characters
+  const bool cjk = std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) >= 0xE3; });
+  return CountWords(s) >= kMinStatementWords || (cjk && s.size() >= kMinStatementCjkBytes);
+}
+
 // "Label: value" with a label of a few words and no sentence end.
 bool IsField(const std::string& s) {
   constexpr size_t kMaxLabelWords = 3;
@@ -257,6 +266,7 @@ class Splitter {
       }
       Piece(std::string_view(seg.text).substr(from), item, seg.row, seg.one_line);
     }
+    SettleDanglingLeadIns();
     return std::move(out_);
   }
 
@@ -303,6 +313,28 @@ class Splitter {
     if (u.lead_in) lead_in_ = static_cast<int>(u.index);
     else if (!list_item) lead_in_ = -1;  // prose ends the list a lead-in introduced
     out_.push_back(std::move(u));
+  }
+
+  // A lead-in whose list lies past the passage's end (the chunker cut
+  // between them) introduces nothing here. Long enough to say something on
+  // its own, it is a statement: "... a shared backbone that feeds into
+  // multiple heads specialized for various perception tasks:" ends in a
+  // full stop and is quotable; a short label ("Concept:") stays what it is.
+  void SettleDanglingLeadIns() {
+    for (size_t i = out_.size(); i-- > 0;) {
+      Sentence& s = out_[i];
+      if (!s.lead_in) {
+        if (s.quotable()) return;  // what comes before introduces something here
+        continue;
+      }
+      if (!SaysSomething(s.text)) continue;
+      const bool wide = s.text.back() != ':';  // the full-width colon of CJK text
+      s.text.resize(s.text.size() - (wide ? 3 : 1));
+      s.text += wide ? "\xE3\x80\x82" : ".";  // 。
+      s.lead_in = false;
+      s.complete = true;
+      s.context = -1;
+    }
   }
 
   std::vector<Sentence> out_;

@@ -3,6 +3,7 @@
 #include "core/collection/collection.h"
 #include "core/lexical/bm25.h"
 #include "core/lexical/lexicon.h"
+#include "core/persona/evidence.h"
 #include "core/util/error.h"
 #include "fake_embedder.h"
 
@@ -147,4 +148,24 @@ TEST_CASE("with a lexicon, a query finds the passage written in another language
   CHECK(c.chunk(found[0].label).id == "pt");
   CHECK(found[0].translated_rank == 0);
   CHECK(found[0].score == Approx(opt.translated_weight * found[0].translated_score));
+}
+
+TEST_CASE("a sentence in another language shares the question's words through their translations", "[lexicon][persona]") {
+  Collection c("cars", ModelInfo{}, {});
+  std::vector<Chunk> chunks(2);
+  chunks[0].id = "pt";
+  chunks[0].text = "O carro da Tesla vê a estrada sozinho.";
+  chunks[0].language = "pt";
+  chunks[1].id = "pt2";
+  chunks[1].text = "A estrada é longa.";
+  chunks[1].language = "pt";
+  c.Add(chunks);
+  const std::string question = "Why did the car matter?";
+  CHECK(TranslatedTermsOf(question, "en", "pt", c).words.empty());  // no lexicon: nothing translates
+  c.EnableLexicon(Table());
+  const TranslatedTerms t = TranslatedTermsOf(question, "en", "pt", c);
+  REQUIRE(t.words.size() == 1);  // car; "matter" has no translation the passages hold
+  CHECK(SharedEvidence(t, chunks[0].text) == Approx(1.f));
+  CHECK(SharedEvidence(t, chunks[1].text) == 0.f);
+  CHECK(SharedEvidence(TermsOf(question, c), chunks[0].text) == 0.f);  // as written, the words are not there
 }

@@ -343,8 +343,10 @@ TEST_CASE("no answer in a battery of 36 questions uses a banned word; answers ar
   }
   // Not answered, by design: the two questions whose only passages use the
   // persona's banned words ("magic", "revolutionary game-changer") share no
-  // evidence with anything it would say; five more are the search decision's.
-  CHECK(answered >= 29);
+  // evidence with anything it would say; "他的表达风格是什么？", which only the
+  // style rules for whoever plays him describe (instructions, never quoted);
+  // five more are the search decision's.
+  CHECK(answered >= 28);
 }
 
 TEST_CASE("the persona file is validated", "[persona]") {
@@ -408,6 +410,54 @@ TEST_CASE("a lead-in's list written without bullets is one item a line; wrapped 
   REQUIRE(s.size() == 2);
   CHECK(s[1].text.rfind("Models learn", 0) == 0);
   CHECK(s[1].complete);
+}
+
+TEST_CASE("a lead-in cut from its list by the passage's end is a statement when it says something", "[persona]") {
+  // The chunker cut between the lead-in and its diagram: before, nothing here was quotable.
+  auto s = SplitSentences("Presented at Tesla AI Day, HydraNet is the core vision architecture at Tesla:\n\n"
+                          "Concept:\nA single neural network featuring a shared backbone that feeds many heads:\n");
+  REQUIRE(s.size() == 3);
+  CHECK(s[0].text == "Presented at Tesla AI Day, HydraNet is the core vision architecture at Tesla.");
+  CHECK(s[0].quotable());
+  CHECK(s[1].lead_in);  // a short label stays a label
+  CHECK_FALSE(s[1].quotable());
+  CHECK(s[2].text == "A single neural network featuring a shared backbone that feeds many heads.");
+  CHECK(s[2].quotable());
+  CHECK(s[2].context == -1);
+  // A lead-in whose list follows in the passage introduces it, as before.
+  s = SplitSentences("The cameras-only argument has three parts, in his words:\n1. Humans drive with two eyes.\n");
+  REQUIRE(s.size() == 2);
+  CHECK(s[0].lead_in);
+  CHECK(s[1].context == 0);
+  // Chinese: the full-width colon becomes a full stop.
+  s = SplitSentences("\xE8\xBF\x99\xE4\xB8\xAA\xE7\xBD\x91\xE7\xBB\x9C\xE6\x8A\x8A\xE5\x85\xAB\xE4\xB8\xAA"
+                     "\xE6\x91\x84\xE5\x83\x8F\xE5\xA4\xB4\xE7\x9A\x84\xE4\xBF\xA1\xE6\x81\xAF\xE8\x9E\x8D"
+                     "\xE5\x90\x88\xE5\x88\xB0\xE4\xB8\x80\xE8\xB5\xB7\xEF\xBC\x9A");  // 这个网络把八个摄像头的信息融合到一起：
+  REQUIRE(s.size() == 1);
+  CHECK(s[0].quotable());
+  CHECK(s[0].text.substr(s[0].text.size() - 3) == "\xE3\x80\x82");  // 。
+}
+
+TEST_CASE("instructions to whoever plays the persona are never quoted; an empty lead-in is refused", "[persona]") {
+  std::string json = test::ReadFile(std::string(VESPER_KB_DIR) + "/persona.json");
+  const Persona p = Persona::FromJson(json);
+  CHECK(p.IsInstruction("Typical Response Structure:"));
+  CHECK(p.IsInstruction("Tone: Enthusiastic, non-condescending educator."));
+  CHECK_FALSE(p.IsInstruction("The tone of the debate changed after 2021."));
+  const size_t at = json.find("\"meta_lead_ins\": [");
+  REQUIRE(at != std::string::npos);
+  json.insert(at + 18, "\" \", ");
+  CHECK_THROWS_WITH(Persona::FromJson(json), Catch::Contains("meta_lead_ins") && Catch::Contains("empty"));
+  // The knowledge base's style rules, listed under their lead-in, are no answer
+  // to a question about software style (before: "高频出现 from scratch ...").
+  const World& w = TheWorld();
+  ConversationState st;
+  const Answer a = AnswerQuestion(w.persona, *w.db, "\xE4\xBD\xA0\xE6\x9C\x80\xE5\x8F\x97\xE4\xB8\x8D\xE4\xBA\x86"
+                                  "\xE4\xBB\x80\xE4\xB9\x88\xE6\xA0\xB7\xE7\x9A\x84\xE8\xBD\xAF\xE4\xBB\xB6"
+                                  "\xE9\xA3\x8E\xE6\xA0\xBC\xEF\xBC\x9F",  // 你最受不了什么样的软件风格？
+                                  nullptr, 0, st);
+  CHECK(a.text.find("\xE9\xAB\x98\xE9\xA2\x91\xE5\x87\xBA\xE7\x8E\xB0") == std::string::npos);  // 高频出现
+  CHECK(a.text.find("\xE4\xB8\xAD\xE7\x9F\xAD\xE5\x8F\xA5") == std::string::npos);  // 中短句
 }
 
 TEST_CASE("sentences and the first person", "[persona]") {

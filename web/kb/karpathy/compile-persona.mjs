@@ -237,6 +237,17 @@ function metaPassages(all, persona) {
   return openings.filter((o) => all.split('\n').some((line) => line.trim().startsWith(o)));
 }
 
+// The documents also instruct whoever plays the persona in lists under a
+// lead-in (a style guide, a response template) inside sections that hold
+// facts too: the lead-ins, where the documents have them. What is listed
+// under one (or labelled by it: "Tone: ...") is never quoted as an answer.
+const META_LEAD_INS_PROVENANCE = "lead-ins of the documents' instructions to whoever plays the persona inside content sections (\"Typical Response Structure:\", \"Tone:\", \"角色扮演时必须遵循的风格规则：\"): the items under them are never quoted as answers";
+
+function metaLeadIns(all) {
+  const leadIns = ['Typical Response Structure', 'Tone', '角色扮演时必须遵循的风格规则'];
+  return leadIns.filter((l) => all.includes(`${l}:`) || all.includes(`${l}：`));
+}
+
 function sectionsTitled(chunks, re) {
   const groups = new Map();
   for (const c of chunks) {
@@ -364,6 +375,8 @@ export function compilePersona(core, documents) {
   provenance.meta_sections = META_PROVENANCE;
   persona.meta_passages = metaPassages(all, persona);
   provenance.meta_passages = META_PASSAGES_PROVENANCE;
+  persona.meta_lead_ins = metaLeadIns(all);
+  provenance.meta_lead_ins = META_LEAD_INS_PROVENANCE;
 
   const dont = sectionsTitled(chunks, /Do Not Use This Skill When/i)[0];
   const notGood = /\*\*不擅长\*\*：([^#]+?)##/.exec(all);
