@@ -185,10 +185,13 @@ float SharedEvidence(const TranslatedTerms& terms, std::string_view text) {
   SplitWords(text, [&](WordSpan&& w) { have.insert(std::move(w.term)); });
   float got = 0.f;
   for (size_t i = 0; i < terms.words.size(); ++i) {
-    const bool held = std::any_of(terms.words[i].begin(), terms.words[i].end(), [&](const std::vector<std::string>& keys) {
-      return std::all_of(keys.begin(), keys.end(), [&](const std::string& k) { return have.count(k) > 0; });
-    });
-    if (held) got += terms.weights[i];
+    // A translation of several words counts for the share of them the text holds ("phd thesis" in "His thesis:").
+    float best = 0.f;
+    for (const std::vector<std::string>& keys : terms.words[i]) {
+      const size_t held = std::count_if(keys.begin(), keys.end(), [&](const std::string& k) { return have.count(k) > 0; });
+      best = std::max(best, static_cast<float>(held) / keys.size());
+    }
+    got += best * terms.weights[i];
   }
   return got / terms.total;
 }

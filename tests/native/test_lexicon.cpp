@@ -168,4 +168,16 @@ TEST_CASE("a sentence in another language shares the question's words through th
   CHECK(SharedEvidence(t, chunks[0].text) == Approx(1.f));
   CHECK(SharedEvidence(t, chunks[1].text) == 0.f);
   CHECK(SharedEvidence(TermsOf(question, c), chunks[0].text) == 0.f);  // as written, the words are not there
+  // A translation of several words counts for the share of them a sentence holds.
+  Collection nets("nets", ModelInfo{}, {});
+  std::vector<Chunk> more(1);
+  more[0].id = "net";
+  more[0].text = "A rede neural aprende sozinha.";
+  more[0].language = "pt";
+  nets.Add(more);
+  nets.EnableLexicon(Table());
+  const TranslatedTerms n = TranslatedTermsOf("neural network", "en", "pt", nets);
+  REQUIRE(n.words.size() == 1);
+  CHECK(SharedEvidence(n, "A rede neural aprende.") == Approx(1.f));
+  CHECK(SharedEvidence(n, "A rede aprende.") == Approx(0.5f));
 }
