@@ -1,9 +1,9 @@
 #include "core/chunker/chunker.h"
 
 #include <algorithm>
-#include <iterator>
 #include <cctype>
 #include <cstdint>
+#include <iterator>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -28,6 +28,14 @@ constexpr size_t kWindowBytesPerToken = 2;
 // Spans up to this many bytes per token of budget are counted directly
 // (a piece of prose runs 3-6 bytes per token).
 constexpr size_t kDirectCountBytesPerToken = 8;
+// Cut candidates at every code point (SplitAt's finest level).
+constexpr int kCodePointLevel = 3;
+// At code-point cuts, a rest over this many times the bytes a budget's
+// tokens took so far in the document is taken not to fit without a count.
+constexpr size_t kClearlyOverFactor = 4;
+// At code-point cuts, cuts and overlaps are aimed at this share of the
+// bytes the last count's ratio gives, so that the first guess mostly fits.
+constexpr size_t kAimPercent = 95;
 
 namespace {
 
@@ -509,6 +517,7 @@ class DocumentChunker {
     const size_t n = count_(Span(b, e));
     counted_ += n;
     counted_bytes_ += e - b;
+    if (n >= opt_.max_tokens / 2) recent_ = {e - b, n};  // a piece's ratio, not a short overlap's
     approximated_ += ApproxTokenCount(Span(b, e));
     return n;
   }
@@ -517,6 +526,13 @@ class DocumentChunker {
   // in the spans counted so far (0 before any).
   size_t BytesForTokens(size_t tokens) const {
     return counted_ ? static_cast<size_t>(static_cast<double>(counted_bytes_) / static_cast<double>(counted_) * tokens) : 0;
+  }
+  // The same from the last piece-sized span counted alone: in a run of code
+  // points after prose, the run's own ratio (the document's is still its
+  // prose's).
+  size_t RecentBytesForTokens(size_t tokens) const {
+    return recent_.second ? static_cast<size_t>(static_cast<double>(recent_.first) / static_cast<double>(recent_.second) * tokens)
+                          : BytesForTokens(tokens);
   }
 
   // Whether [b, e) probably fits, from the cheap approximate count scaled by
@@ -564,7 +580,9 @@ class DocumentChunker {
     It lo = first;
     for (typename std::iterator_traits<It>::difference_type step = 1; lo != last; step *= 2) {
       It probe = last - lo > step ? lo + step : last;
-      if (probe == last || !pred(*std::prev(probe))) return std::partition_point(lo, probe, pred);
+      if (probe == last) return std::partition_point(lo, probe, pred);
+      // *prev(probe) is known false: the answer is in [lo, prev(probe)], and prev(probe) is not asked again.
+      if (!pred(*std::prev(probe))) return std::partition_point(lo, std::prev(probe), pred);
       lo = probe;
     }
     return last;
@@ -574,9 +592,18 @@ class DocumentChunker {
   // by galloping and bisection: fitting is monotone in the cut); a piece with
   // no candidate that fits goes down a level.
   void SplitAt(size_t b, size_t e, int level, const std::vector<size_t>& cuts, size_t overlap, Spans& out) {
+    // At code-point cuts (a run with no spaces, sentence ends or CJK), the
+    // text is not prose: whether the rest fits is asked only where the
+    // estimate leaves it open, and a cut or an overlap that fits is good
+    // enough (the longest ones cost seven more counts a piece, nine in all:
+    // a 5 MB line took 10.8 s).
+    const bool code_points = level >= kCodePointLevel;
     size_t pos = b;
     while (pos < e) {
-      if (level > 3 || Fits(pos, e, opt_.max_tokens)) {
+      // Aimed a little short at code points, so that the first cut tried mostly fits (one count).
+      const size_t budget_bytes = RecentBytesForTokens(opt_.max_tokens) * kAimPercent / 100;  // 0 before any count
+      const bool maybe_fits = !code_points || budget_bytes == 0 || e - pos <= kClearlyOverFactor * budget_bytes;
+      if (level > kCodePointLevel || (maybe_fits && Fits(pos, e, opt_.max_tokens))) {
         out.push_back({pos, e});
         return;
       }
@@ -588,9 +615,25 @@ class DocumentChunker {
       // exactly that (fitting is monotone in the cut): the same cut as an
       // exact search, with a couple of real counts instead of a dozen (a
       // real tokenizer costs ~100x the estimate: a 5 MB line took 10 s).
-      auto over = GallopPartition(first, last, [&](size_t cut) { return Likely(pos, cut, opt_.max_tokens); });
-      while (over != first && !fits_from_pos(*std::prev(over))) --over;
-      while (over != last && fits_from_pos(*over)) ++over;
+      // At code points the word-based estimate means nothing (there are no
+      // words) and costs a scan a probe: the document's bytes per token say.
+      auto likely = [&](size_t cut) {
+        return code_points && budget_bytes > 0 ? cut - pos <= budget_bytes : Likely(pos, cut, opt_.max_tokens);
+      };
+      auto over = GallopPartition(first, last, likely);
+      // Once it moved back, *over is known not to fit: no second count of it.
+      // At code points, a cut that fits is good enough, and an estimate that
+      // overshot (the document's ratio was its prose's) is left by galloping:
+      // a few counts however far off it was.
+      auto misses = [&](size_t cut) { return !fits_from_pos(cut); };
+      const bool moved = over != first && misses(*std::prev(over));
+      if (moved && code_points) {
+        over = GallopPartition(std::make_reverse_iterator(std::prev(over)), std::make_reverse_iterator(first), misses).base();
+      } else if (moved) {
+        for (--over; over != first && misses(*std::prev(over));) --over;
+      } else if (!code_points) {
+        while (over != last && fits_from_pos(*over)) ++over;
+      }
       if (over == first) {
         size_t stop = first != last ? *first : e;
         int finer = level + 1;
@@ -608,10 +651,17 @@ class DocumentChunker {
         // exact counts, as the cut above (a search by exact counts cost five
         // or more per piece; the word-based estimate is too coarse here).
         auto tail_fits = [&](size_t cut) { return Fits(cut, *best, overlap); };
-        const size_t back = BytesForTokens(overlap);
+        const size_t back = code_points ? RecentBytesForTokens(overlap) * kAimPercent / 100 : BytesForTokens(overlap);
         auto tail = std::lower_bound(first, best, *best - std::min(back, *best));
-        while (tail != best && !tail_fits(*tail)) ++tail;
-        while (tail != first && tail_fits(*std::prev(tail))) --tail;
+        auto too_long = [&](size_t cut) { return !tail_fits(cut); };
+        const bool moved = tail != best && too_long(*tail);
+        if (moved && code_points) {
+          tail = GallopPartition(std::next(tail), best, too_long);
+        } else if (moved) {
+          for (++tail; tail != best && too_long(*tail);) ++tail;
+        } else if (!code_points) {
+          while (tail != first && tail_fits(*std::prev(tail))) --tail;
+        }
         if (tail != best) next = *tail;
       }
       pos = next;
@@ -672,6 +722,7 @@ class DocumentChunker {
   TokenCounter count_;
   mutable size_t counted_ = 0, approximated_ = 0;  // exact and approximate tokens of the spans counted
   mutable size_t counted_bytes_ = 0;               // and their bytes
+  mutable std::pair<size_t, size_t> recent_{0, 0};  // the last piece-sized span counted: bytes, tokens
   std::string doc_language_;
   std::string page_title_;  // the front matter's title, if any
   std::vector<Line> lines_;

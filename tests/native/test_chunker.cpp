@@ -200,6 +200,41 @@ TEST_CASE("overlong runs without boundaries still split", "[chunker]") {
   for (const auto& c : ChunkDocument("a.txt", word, opt)) CHECK(ApproxTokenCount(c.text) <= 100);
 }
 
+TEST_CASE("a run with no spaces is cut with a few exact counts a piece, every piece within budget", "[chunker]") {
+  // 60 kB of letters without a space: cut at code points. Every cut and
+  // overlap used to be the longest that fits, found by exact counts (nine a
+  // piece: a 5 MB line spent 10 s tokenizing); one that fits is enough here.
+  auto tok = test::TestTokenizer("unigram");
+  std::string run;
+  uint32_t x = 12345;
+  for (int i = 0; i < 60000; ++i) x = x * 1664525u + 1013904223u, run += static_cast<char>('a' + (x >> 24) % 26);
+  ChunkerOptions opt;
+  opt.max_tokens = 64;
+  size_t counts = 0;
+  auto chunks = ChunkDocument("run.txt", run, opt, [&](std::string_view s) { ++counts; return tok->CountTokens(s); });
+  REQUIRE(chunks.size() > 100);
+  for (const auto& c : chunks) CHECK(tok->CountTokens(c.text) <= 64);
+  for (size_t i = 1; i < chunks.size(); ++i) {
+    CHECK(chunks[i].begin < chunks[i - 1].end);   // overlap
+    CHECK(chunks[i].begin > chunks[i - 1].begin);  // and progress
+  }
+  CHECK(chunks.back().end == run.size());
+  const size_t run_counts = counts, run_chunks = chunks.size();
+  CHECK(run_counts <= 3 * run_chunks);
+  // After prose, whose bytes per token mislead the first guess at a cut in
+  // the run, the run's cuts are still found with a few counts each.
+  std::string prose;
+  while (prose.size() < 20000) prose += "The quick brown fox jumps over the lazy dog near the river bank. ";
+  counts = 0;
+  const size_t prose_chunks = ChunkDocument("prose.txt", prose, opt, [&](std::string_view s) { ++counts; return tok->CountTokens(s); }).size();
+  const size_t prose_counts = counts;
+  counts = 0;
+  chunks = ChunkDocument("mixed.txt", prose + "\n\n" + run, opt, [&](std::string_view s) { ++counts; return tok->CountTokens(s); });
+  for (const auto& c : chunks) CHECK(tok->CountTokens(c.text) <= 64);
+  INFO("prose " << prose_counts << "/" << prose_chunks << " run " << run_counts << "/" << run_chunks << " mixed " << counts << "/" << chunks.size());
+  CHECK(counts <= prose_counts + 4 * run_chunks);
+}
+
 TEST_CASE("chunk ids are stable and a tokenizer can set the budget", "[chunker]") {
   auto seeds = test::Seeds();
   auto a = ChunkDocument("003", seeds[3].text);
