@@ -48,7 +48,20 @@ const line = (name, unit, bytes) => {
 };
 const latin = line('latin-line.txt', 'abcdefghijklmnopqrstuvwxyz', 5 * MB * scale);
 const han = line('han-line.txt', '梯度下降是一种优化算法模型训练', 5 * MB * scale);
-for (const [name, file] of [['5 MB line, no spaces (Latin)', latin], ['5 MB line, no spaces (Han)', han]]) {
+// Letters in no order (an encoded blob, minified data): no two passages alike,
+// unlike the repeated alphabet, whose few distinct passages index cheaply.
+const random = join(work, 'random-line.txt');
+{
+  const bytes = Buffer.alloc(5 * MB * scale);
+  let x = 0x9e3779b9;
+  for (let i = 0; i < bytes.length; i++) {
+    x ^= x << 13; x ^= x >>> 17; x ^= x << 5;  // xorshift32: the same line on every run
+    bytes[i] = 97 + ((x >>> 0) % 26);
+  }
+  writeFileSync(random, bytes);
+}
+for (const [name, file] of [['5 MB line, no spaces (Latin)', latin], ['5 MB line, no spaces (random letters)', random],
+  ['5 MB line, no spaces (Han)', han]]) {
   rows.push({ ...timed(`${name}, lexical`, ['build', file, '--db', 'x', '--lexical', '--out', join(work, 'line.pack')]), inputMB: 5 * scale });
   rows.push({ ...timed(`${name}, default model`, ['build', file, '--db', 'x', '--out', join(work, 'line.pack')]), inputMB: 5 * scale });
 }
