@@ -41,7 +41,7 @@ function withHnswOptions(bytes, efSearch) {
   const want = Buffer.alloc(20);
   want.writeBigUInt64LE(4096n, 0);
   want.writeUInt32LE(16, 8);
-  want.writeUInt32LE(200, 12);
+  want.writeUInt32LE(100, 12);  // the default efConstruction (core/index/hnsw_index.h)
   want.writeUInt32LE(128, 16);
   const at = Buffer.from(bytes).indexOf(want);
   assert.ok(at > 0, 'collection options found in the pack');
