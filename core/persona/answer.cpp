@@ -190,7 +190,9 @@ class Turn {
   void FromPassages(const float* query_vector, size_t query_dims, bool about_topic);
   std::vector<SearchResult> Lookup(const float* query_vector, size_t query_dims, bool about_topic) const;
   Pool BuildPool(const std::vector<SearchResult>& hits, bool about_topic) const;
-  std::vector<Unit> GatherUnits(const Pool& pool, const QuestionTerms& terms, bool same_language, bool about_topic) const;
+  // timeline: a question asking when, which a timeline row may answer.
+  std::vector<Unit> GatherUnits(const Pool& pool, const QuestionTerms& terms, bool same_language, bool about_topic,
+                                bool timeline) const;
   std::vector<uint32_t> TopicPool() const;
   std::vector<uint32_t> SectionNeighbours(uint32_t label) const;
   void Continue(FollowUp follow);
@@ -414,14 +416,15 @@ Turn::Pool Turn::BuildPool(const std::vector<SearchResult>& hits, bool about_top
 
 // Every quotable unit of the pool, marked with its passage's standing; the
 // same sentence in two passages (a document and its copy) once.
-std::vector<Unit> Turn::GatherUnits(const Pool& pool, const QuestionTerms& terms, bool same_language, bool about_topic) const {
+std::vector<Unit> Turn::GatherUnits(const Pool& pool, const QuestionTerms& terms, bool same_language, bool about_topic,
+                                    bool timeline) const {
   static const std::vector<std::string> kNothingSaid;
   std::vector<Unit> units;
   std::set<std::string> seen;
   for (size_t i = 0; i < pool.labels.size(); ++i) {
     const Chunk& c = db_.chunk(pool.labels[i]);
     const float title_shared = c.title.empty() ? 0.f : SharedEvidence(terms, c.title.back());
-    for (Unit& u : UnitsOf(persona_, db_, pool.labels[i], pool.ranks[i], about_topic ? state_.said : kNothingSaid)) {
+    for (Unit& u : UnitsOf(persona_, db_, pool.labels[i], pool.ranks[i], about_topic ? state_.said : kNothingSaid, timeline)) {
       std::string whole = u.sentence.text;
       std::replace(whole.begin(), whole.end(), '\n', ' ');
       const bool again = seen.count(FoldText(u.own_text())) || seen.count(FoldText(whole));
@@ -447,7 +450,7 @@ void Turn::FromPassages(const float* query_vector, size_t query_dims, bool about
   const Pool pool = BuildPool(hits, about_topic);
   const QuestionTerms terms = TermsOf(q_, db_);
   const QuestionType type = ClassifyQuestion(q_);
-  std::vector<Unit> units = GatherUnits(pool, terms, same_language, about_topic);
+  std::vector<Unit> units = GatherUnits(pool, terms, same_language, about_topic, type == QuestionType::kWhen);
   if (units.empty()) return DontKnow();
   Score(units, terms, type);
   // An answer shares real evidence with the question: when no sentence of the

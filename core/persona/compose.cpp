@@ -72,11 +72,12 @@ bool IsHeadingOf(const Chunk& c, const std::string& text) {
 }  // namespace
 
 std::vector<Unit> UnitsOf(const Persona& persona, const Collection& collection, uint32_t label, size_t rank,
-                          const std::vector<std::string>& said) {
+                          const std::vector<std::string>& said, bool timeline) {
   std::vector<Unit> out;
   const Chunk& c = collection.chunk(label);
   std::vector<Sentence> all = SplitSentences(c.text);
   for (Sentence& s : all) {
+    if (timeline && s.row) s = TimelineEntry(std::move(s));
     if (!s.quotable() || IsHeadingOf(c, s.text) || StartsMidway(s.text) || persona.UsesBannedWord(s.text)) continue;
     // An instruction to whoever plays the persona (a style rule listed under its lead-in) is not something it says.
     const bool led = s.context >= 0 && static_cast<size_t>(s.context) < all.size();

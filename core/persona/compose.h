@@ -35,9 +35,11 @@ struct Unit {
 };
 
 // The quotable units of a passage, without those the persona would not say
-// (banned words), those already said, and the passage's own headings.
+// (banned words), those already said, and the passage's own headings. With
+// `timeline`, its timeline rows are units too, as entries ("2022: Leaves
+// Tesla (March)."): what answers a question asking when.
 std::vector<Unit> UnitsOf(const Persona& persona, const Collection& collection, uint32_t label, size_t rank,
-                          const std::vector<std::string>& said);
+                          const std::vector<std::string>& said, bool timeline = false);
 
 class AnswerWriter {
  public:

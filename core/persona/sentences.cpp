@@ -359,6 +359,18 @@ bool EndsSentence(std::string_view text) {
   return false;
 }
 
+Sentence TimelineEntry(Sentence row) {
+  const size_t space = row.text.find(' ');
+  if (!row.row || space == std::string::npos) return row;
+  row.text = row.text.substr(0, space) + ":" + row.text.substr(space);
+  if (!EndsSentence(row.text)) row.text += '.';
+  row.row = false;
+  row.heading = false;  // a short row on a line of its own read as one
+  row.complete = true;
+  row.context = -1;  // a row's lead-in ("Complete Timeline:") frames nothing here
+  return row;
+}
+
 std::vector<Sentence> SplitSentences(std::string_view passage) {
   if (utf8::FindInvalid(passage) != std::string_view::npos) return {};
   return Splitter().Run(passage);

@@ -26,6 +26,11 @@ struct Sentence {
 
 std::vector<Sentence> SplitSentences(std::string_view passage);
 
+// A timeline row ("2022 Leaves Tesla (March) — 5 years ...") as an entry an
+// answer may quote: the year set off by a colon, a full stop at the end
+// ("2022: Leaves Tesla (March) — 5 years ...."). Not a row: unchanged.
+Sentence TimelineEntry(Sentence row);
+
 // True for lines that are code, diagrams or tables rather than prose.
 bool LooksLikeCode(std::string_view line);
 

@@ -438,6 +438,24 @@ TEST_CASE("a lead-in cut from its list by the passage's end is a statement when 
   CHECK(s[0].text.substr(s[0].text.size() - 3) == "\xE3\x80\x82");  // 。
 }
 
+TEST_CASE("a question asking when may be answered by a timeline row, quoted as an entry", "[persona]") {
+  auto rows = SplitSentences("Complete Timeline:\n\n2017      Director of AI at Tesla\n2022      Leaves Tesla (March)\n");
+  REQUIRE(rows.size() == 3);
+  CHECK(rows[2].row);
+  CHECK_FALSE(rows[2].quotable());  // never quoted as it stands
+  const Sentence entry = TimelineEntry(rows[2]);
+  CHECK(entry.text == "2022: Leaves Tesla (March).");
+  CHECK(entry.quotable());
+  CHECK(TimelineEntry(rows[0]).text == rows[0].text);  // not a row: unchanged
+  const World& w = TheWorld();
+  ConversationState st;
+  const Answer a = w.Ask("When did Karpathy leave Tesla?", st);  // before: "I don't know"
+  CHECK(a.kind == AnswerKind::kAnswer);
+  CHECK(a.text.find("2022: Leaves Tesla (March)") != std::string::npos);
+  ConversationState st2;  // a question that does not ask when gets no rows
+  CHECK(w.Ask("What did Karpathy do at Tesla?", st2).text.find("2017: Director") == std::string::npos);
+}
+
 TEST_CASE("instructions to whoever plays the persona are never quoted; an empty lead-in is refused", "[persona]") {
   std::string json = test::ReadFile(std::string(VESPER_KB_DIR) + "/persona.json");
   const Persona p = Persona::FromJson(json);
