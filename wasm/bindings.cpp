@@ -735,6 +735,7 @@ void ReadWeights(const val& w, UnitWeights& k) {
   k.min_shared = static_cast<float>(Num(w, "minShared", k.min_shared));
   k.translated = static_cast<float>(Num(w, "translated", k.translated));
   k.min_similarity = static_cast<float>(Num(w, "minSimilarity", k.min_similarity));
+  k.min_title_shared = static_cast<float>(Num(w, "minTitleShared", k.min_title_shared));
   k.second_ratio = Num(w, "secondRatio", k.second_ratio);
 }
 

@@ -130,8 +130,12 @@ class Turn {
 
  private:
   const VoicePhrases& ph() const { return persona_.phrases(a_.language); }
+  // A unit shares real evidence with the question, or stands under a heading
+  // that holds most of the question's words ("HydraNet 是什么？" and a passage
+  // headed "HydraNet: A Network for Everything" that never repeats the name).
   bool Relevant(const Unit& u) const {
-    return u.shared >= opt_.weights.min_shared || u.similarity >= opt_.weights.min_similarity;
+    return u.shared >= opt_.weights.min_shared || u.similarity >= opt_.weights.min_similarity ||
+           u.title_shared >= opt_.weights.min_title_shared;
   }
   bool Dated(const Unit& u) const { return years_.empty() || NamesAnyOf(u.sentence.text, years_); }
 

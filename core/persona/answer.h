@@ -83,6 +83,8 @@ struct UnitWeights {
   // language than the question) counts this much of one shared as written.
   float translated = 1.0f;
   float min_similarity = 0.45f;
+  // Or when its passage's own heading holds this share of them.
+  float min_title_shared = 0.5f;
   double second_ratio = 0.75;  // another unit joins the best one at this share of its score
 };
 

@@ -456,6 +456,17 @@ TEST_CASE("a question asking when may be answered by a timeline row, quoted as a
   CHECK(w.Ask("What did Karpathy do at Tesla?", st2).text.find("2017: Director") == std::string::npos);
 }
 
+TEST_CASE("a passage whose heading holds the question's words answers it though its sentences never repeat them", "[persona]") {
+  // "HydraNet 是什么？": the Portuguese passages under "Hydranet: Uma Rede Para
+  // Tudo" never name it again; before, no sentence counted as evidence.
+  const World& w = TheWorld();
+  ConversationState st;
+  const Answer a = w.Ask("HydraNet \xE6\x98\xAF\xE4\xBB\x80\xE4\xB9\x88\xEF\xBC\x9F", st);  // HydraNet 是什么？
+  CHECK(a.kind == AnswerKind::kAnswer);
+  REQUIRE_FALSE(a.citations.empty());
+  CHECK(a.citations[0].title.back().find("Hydra") != std::string::npos);
+}
+
 TEST_CASE("instructions to whoever plays the persona are never quoted; an empty lead-in is refused", "[persona]") {
   std::string json = test::ReadFile(std::string(VESPER_KB_DIR) + "/persona.json");
   const Persona p = Persona::FromJson(json);
