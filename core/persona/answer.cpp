@@ -454,7 +454,9 @@ void Turn::FromPassages(const float* query_vector, size_t query_dims, bool about
   const Pool pool = BuildPool(hits, about_topic);
   const QuestionTerms terms = TermsOf(q_, db_);
   const QuestionType type = ClassifyQuestion(q_);
-  std::vector<Unit> units = GatherUnits(pool, terms, same_language, about_topic, type == QuestionType::kWhen);
+  // A question asking when, or naming a year, may be answered by a timeline row.
+  const bool timeline = type == QuestionType::kWhen || !YearsIn(q_).empty();
+  std::vector<Unit> units = GatherUnits(pool, terms, same_language, about_topic, timeline);
   if (units.empty()) return DontKnow();
   Score(units, terms, type);
   // An answer shares real evidence with the question: when no sentence of the

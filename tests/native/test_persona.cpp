@@ -452,6 +452,8 @@ TEST_CASE("a question asking when may be answered by a timeline row, quoted as a
   const Answer a = w.Ask("When did Karpathy leave Tesla?", st);  // before: "I don't know"
   CHECK(a.kind == AnswerKind::kAnswer);
   CHECK(a.text.find("2022: Leaves Tesla (March)") != std::string::npos);
+  ConversationState st3;  // so may one that names a year
+  CHECK(w.Ask("What did you unveil at Tesla AI Day 2021?", st3).text.find("2021: Tesla AI Day") != std::string::npos);
   ConversationState st2;  // a question that does not ask when gets no rows
   CHECK(w.Ask("What did Karpathy do at Tesla?", st2).text.find("2017: Director") == std::string::npos);
 }
