@@ -141,6 +141,8 @@ class Collection {
   // passages in the collection's other languages.
   void EnableLexicon(std::shared_ptr<const Lexicon> lexicon);
   bool translates() const { return lexicon_ != nullptr; }
+  // The languages of its passages, each once.
+  const std::vector<std::string>& Languages() const;
   // The lexicon's translation of `text` from one language into another, one
   // group of alternatives per content word; empty without a lexicon.
   std::vector<TermGroup> Translate(std::string_view text, const std::string& from, const std::string& to) const {
@@ -200,7 +202,6 @@ class Collection {
   float TypicalCosine(const float* unit_query) const;
   void IndexPieces(uint32_t label);
   void SearchTranslated(std::string_view query_text, const std::string& query_language, size_t pool) const;
-  const std::vector<std::string>& Languages() const;
   void RescoreByPieces(std::string_view query_text, const SearchOptions& opt, std::vector<SearchResult>& results) const;
   void MergeHits(const float* q, bool use_vectors, const SearchOptions& opt, std::vector<SearchResult>& results) const;
 

@@ -12,6 +12,7 @@
 #include "core/persona/text_match.h"
 #include "core/search/query.h"
 #include "core/text/language.h"
+#include "core/text/words.h"
 #include "core/util/error.h"
 #include "core/util/utf8.h"
 
@@ -138,6 +139,27 @@ class Turn {
            u.title_shared >= opt_.weights.min_title_shared;
   }
   bool Dated(const Unit& u) const { return years_.empty() || NamesAnyOf(u.sentence.text, years_); }
+  // "How many employees ...?" is answered only by a sentence that counts employees.
+  bool Counts(const Unit& u) const {
+    if (counted_.empty()) return true;
+    bool found = false;
+    SplitWords(u.sentence.text, [&](WordSpan&& w) { found = found || counted_.count(w.term) > 0; });
+    return found;
+  }
+
+  // CountedWord(q_) as written and as the lexicon translates it into the
+  // collection's other languages.
+  std::set<std::string> CountedKeys() const {
+    const std::string word = CountedWord(q_);
+    if (word.empty()) return {};
+    std::set<std::string> keys = {word};
+    for (const std::string& language : db_.Languages()) {
+      for (const TermGroup& group : db_.Translate(word, a_.language, language)) {
+        for (const std::string& phrase : group) SplitWords(phrase, [&](WordSpan&& w) { keys.insert(std::move(w.term)); });
+      }
+    }
+    return keys;
+  }
 
   Answer RoleChange(bool in_role, const std::string& lang) {
     a_.language = lang;
@@ -215,6 +237,7 @@ class Turn {
   const AnswerOptions& opt_;
   const std::string q_;
   std::vector<std::string> years_;  // the years the question names
+  std::set<std::string> counted_;   // what a "how many" question counts (CountedWord), with its translations
   Answer a_;
   std::vector<std::string> blocks_;
 };
@@ -274,7 +297,7 @@ std::vector<const Unit*> Turn::Select(const std::vector<Unit>& units, QuestionTy
   const Unit* best = nullptr;
   for (const Unit& u : units) {
     const bool formed = !NeedsForm(type) || TypeFit(type, u.sentence.text) > 0.f;
-    if (Relevant(u) && Dated(u) && formed && (!best || u.score > best->score)) best = &u;
+    if (Relevant(u) && Dated(u) && Counts(u) && formed && (!best || u.score > best->score)) best = &u;
   }
   if (!best) {  // the decision says answerable; the best-scored unit leads
     for (const Unit& u : units) {
@@ -465,8 +488,9 @@ void Turn::FromPassages(const float* query_vector, size_t query_dims, bool about
   const bool formed = !NeedsForm(type);
   // A year the question names must be named by what answers it.
   years_ = YearsIn(q_);
+  if (type == QuestionType::kHowMany) counted_ = CountedKeys();
   if (!about_topic && std::none_of(units.begin(), units.end(), [&](const Unit& u) {
-        return Relevant(u) && Dated(u) && (formed || TypeFit(type, u.sentence.text) > 0.f);
+        return Relevant(u) && Dated(u) && Counts(u) && (formed || TypeFit(type, u.sentence.text) > 0.f);
       }))
     return DontKnow();
   AnswerWriter w(persona_, db_, state_.in_role);

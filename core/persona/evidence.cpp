@@ -1,6 +1,7 @@
 #include "core/persona/evidence.h"
 
 #include <algorithm>
+#include <cstring>
 #include <unordered_set>
 
 #include "core/collection/collection.h"
@@ -194,6 +195,26 @@ float SharedEvidence(const TranslatedTerms& terms, std::string_view text) {
     got += best * terms.weights[i];
   }
   return got / terms.total;
+}
+
+std::string CountedWord(std::string_view question) {
+  const std::string f = FoldText(question);
+  struct Cue { const char* text; bool head_last; };
+  static const Cue kCues[] = {{"how many ", true}, {"quantos ", false}, {"quantas ", false}};
+  for (const Cue& cue : kCues) {
+    const size_t at = f.find(cue.text);
+    if (at == std::string::npos) continue;
+    std::vector<std::string> phrase;  // the content words right after the cue
+    bool open = true;
+    SplitWords(std::string_view(f).substr(at + std::strlen(cue.text)), [&](WordSpan&& w) {
+      if (!open) return;
+      if (FunctionWords().count(w.term)) open = phrase.empty();  // a leading article is skipped; a later one ends it
+      else phrase.push_back(std::move(w.term));
+    });
+    if (phrase.empty()) return {};
+    return cue.head_last ? phrase.back() : phrase.front();
+  }
+  return {};
 }
 
 bool NeedsForm(QuestionType type) { return type == QuestionType::kWhen || type == QuestionType::kHowMany; }

@@ -53,6 +53,14 @@ float TypeFit(QuestionType type, std::string_view sentence);
 // answer it.
 bool NeedsForm(QuestionType type);
 
+// What a "how many" question counts, as a SplitWords key: the head of the
+// noun phrase after "how many" (its last word in English: "how many Dojo
+// chips" -> "chip") or "quantos/quantas" (its first in Portuguese: "quantos
+// funcionários a Eureka Labs" -> "funcionario"). Empty when the question
+// counts no thing ("how long"), or in Chinese, whose measure words this
+// does not parse.
+std::string CountedWord(std::string_view question);
+
 // The years a text names (1900-2099, not part of a longer number): a
 // question that names one ("How many cars did Tesla sell in 2022?") is
 // answered only by a sentence that names it too.

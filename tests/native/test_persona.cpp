@@ -19,6 +19,7 @@
 #include "core/persona/sentences.h"
 #include "core/persona/text_match.h"
 #include "core/persona/voice.h"
+#include "core/text/words.h"
 #include "core/util/error.h"
 #include "helpers.h"
 
@@ -467,6 +468,20 @@ TEST_CASE("a passage whose heading holds the question's words answers it though 
   CHECK(a.kind == AnswerKind::kAnswer);
   REQUIRE_FALSE(a.citations.empty());
   CHECK(a.citations[0].title.back().find("Hydra") != std::string::npos);
+}
+
+TEST_CASE("a 'how many' question is answered only by a sentence that counts what it asks about", "[persona]") {
+  std::string chips, staff;
+  SplitWords("chips", [&](WordSpan&& w) { chips = w.term; });
+  SplitWords("funcion\xC3\xA1rios", [&](WordSpan&& w) { staff = w.term; });
+  CHECK(CountedWord("How many Dojo chips does Tesla have running today?") == chips);
+  CHECK(CountedWord("Quantos funcion\xC3\xA1rios a Eureka Labs tem hoje?") == staff);
+  CHECK(CountedWord("How long did it take?").empty());
+  CHECK(CountedWord("What is Dojo?").empty());
+  // Before: answered with "Eureka Labs is the natural synthesis ... (Zero to Hero ...)", a sentence with a digit.
+  const World& w = TheWorld();
+  ConversationState st;
+  CHECK(w.Ask("Quantos funcion\xC3\xA1rios a Eureka Labs tem hoje?", st).kind == AnswerKind::kDontKnow);
 }
 
 TEST_CASE("instructions to whoever plays the persona are never quoted; an empty lead-in is refused", "[persona]") {
