@@ -34,12 +34,39 @@ float PieceMatcher::Best(int32_t q, const std::vector<int32_t>& passage) const {
   return best / norm_[q];
 }
 
+void PieceMatcher::PrepareQuery(const std::vector<int32_t>& query) const {
+  if (query == cached_query_ && generation_ != 0) return;
+  cached_query_ = query;
+  const size_t dims = model_->dims();
+  query_rows_.resize(query.size() * dims);
+  for (size_t i = 0; i < query.size(); ++i) model_->Row(query[i], query_rows_.data() + i * dims);
+  if (stamp_.empty()) stamp_.assign(norm_.size(), 0), slot_.assign(norm_.size(), 0);
+  if (++generation_ == 0) std::fill(stamp_.begin(), stamp_.end(), 0), generation_ = 1;  // wrapped: forget every stamp
+  cosines_.clear();
+}
+
+const float* PieceMatcher::CosinesOf(int32_t piece) const {
+  const size_t n = cached_query_.size();
+  if (stamp_[piece] != generation_) {
+    stamp_[piece] = generation_;
+    slot_[piece] = static_cast<uint32_t>(cosines_.size());
+    for (size_t i = 0; i < n; ++i) cosines_.push_back(model_->RowDot(query_rows_.data() + i * model_->dims(), piece) / norm_[piece]);
+  }
+  return cosines_.data() + slot_[piece];
+}
+
 float PieceMatcher::Score(const std::vector<int32_t>& query, const std::vector<int32_t>& passage) const {
   if (query.empty() || passage.empty()) return 0.f;
+  PrepareQuery(query);
+  best_.assign(query.size(), 0.f);
+  for (int32_t p : passage) {
+    const float* cosines = CosinesOf(p);
+    for (size_t i = 0; i < query.size(); ++i) best_[i] = std::max(best_[i], cosines[i]);
+  }
   double num = 0.0, den = 0.0;
-  for (int32_t q : query) {
-    num += static_cast<double>(Best(q, passage)) * norm_[q];
-    den += norm_[q];
+  for (size_t i = 0; i < query.size(); ++i) {
+    num += static_cast<double>(best_[i] / norm_[query[i]]) * norm_[query[i]];
+    den += norm_[query[i]];
   }
   return den > 0.0 ? static_cast<float>(num / den) : 0.f;
 }

@@ -40,8 +40,21 @@ class PieceMatcher {
   // The best cosine of query piece q among the passage's pieces.
   float Best(int32_t q, const std::vector<int32_t>& passage) const;
 
+  // One query is scored against every passage of a rerank pool, and the
+  // passages share most of their pieces: each (query piece, passage piece)
+  // cosine is computed once per query and kept here (Score only; the same
+  // arithmetic as Best, so scores are identical to the bit).
+  void PrepareQuery(const std::vector<int32_t>& query) const;
+  const float* CosinesOf(int32_t piece) const;
+
   std::vector<float> norm_;  // per piece; 0 for rows that are all zeros
   mutable std::vector<float> q_row_;  // the query piece's row, decoded once per Best (scratch)
+  mutable std::vector<int32_t> cached_query_;   // the query the memo below holds
+  mutable std::vector<float> query_rows_;       // its pieces' rows, decoded
+  mutable std::vector<uint32_t> stamp_, slot_;  // per vocabulary piece: the query generation it was computed in, where
+  mutable std::vector<float> cosines_;          // query-size runs of cosines, one per passage piece seen
+  mutable uint32_t generation_ = 0;
+  mutable std::vector<float> best_;             // per query piece: its best cosine in the passage scored (scratch)
 };
 
 }  // namespace vesper

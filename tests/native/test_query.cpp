@@ -187,6 +187,14 @@ TEST_CASE("piece matching: each query piece's best cosine in the passage, weight
   std::vector<uint8_t> known = {0, 0, 1, 0};
   CHECK(m.VocabularyCoverage({0, 2}, known, {1, 2}) == Approx(1.f));  // 0 is known through 1
   CHECK(m.VocabularyCoverage({0}, known, {2}) == Approx(0.f));
+  // Cosines are kept per query while one query scores many passages: a new
+  // query (or the old one again) scores as a fresh matcher does.
+  CHECK(m.Score({2}, {1, 2}) == Approx(1.f));
+  CHECK(m.Score({0}, {1, 2}) == Approx(1.f));
+  CHECK(m.Score({0, 2}, {2}) == Approx(1.f / 3.f));
+  CHECK(m.Score({0}, {2}) == Approx(0.f));
+  PieceMatcher fresh(model);
+  CHECK(m.Score({0, 2}, {1}) == fresh.Score({0, 2}, {1}));
 }
 
 TEST_CASE("Query: meta passages can be kept out of what is shown; bad query vectors are refused", "[query]") {
