@@ -475,7 +475,8 @@ void Turn::FromPassages(const float* query_vector, size_t query_dims, bool about
   bool same_language = false;  // a passage in the question's language answers
   for (const SearchResult& r : hits) same_language |= db_.chunk(r.label).language == a_.language;
   const Pool pool = BuildPool(hits, about_topic);
-  const QuestionTerms terms = TermsOf(q_, db_);
+  // A question about the topic ("那实际工作中该怎么应对？") is about the topic's words too.
+  const QuestionTerms terms = TermsOf(about_topic ? q_ + "\n" + state_.topic : q_, db_);
   const QuestionType type = ClassifyQuestion(q_);
   // A question asking when, or naming a year, may be answered by a timeline row.
   const bool timeline = type == QuestionType::kWhen || !YearsIn(q_).empty();
