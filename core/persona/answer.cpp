@@ -482,6 +482,12 @@ void Turn::FromPassages(const float* query_vector, size_t query_dims, bool about
   const bool timeline = type == QuestionType::kWhen || !YearsIn(q_).empty();
   std::vector<Unit> units = GatherUnits(pool, terms, same_language, about_topic, timeline);
   if (units.empty()) return DontKnow();
+  // A passage in the question's language with nothing quotable (a table, a
+  // timeline) does not answer in that language: the others answer as they would alone.
+  if (same_language && std::none_of(units.begin(), units.end(), [&](const Unit& u) { return db_.chunk(u.label).language == a_.language; })) {
+    same_language = false;
+    for (Unit& u : units) u.other_language = false;
+  }
   Score(units, terms, type);
   // An answer shares real evidence with the question: when no sentence of the
   // passages the decision let through does, the honest answer is "I don't know".
