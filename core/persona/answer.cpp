@@ -44,6 +44,7 @@ namespace {
 constexpr size_t kCompactUnits = 4;
 constexpr size_t kCompactBytes = 520;
 constexpr size_t kListReach = 2;           // list items this close to the best one come with it
+constexpr size_t kProseReach = 2;          // sentences after a lead-in's first that come with it
 constexpr size_t kPoolPassages = 4;        // passages whose sentences compete
 constexpr size_t kTopicPassages = 4;       // passages a topic keeps for follow-ups
 constexpr size_t kMaxSaid = 64;            // units a conversation remembers as said
@@ -322,6 +323,15 @@ std::vector<const Unit*> Turn::Select(const std::vector<Unit>& units, QuestionTy
       const bool sibling = u->sentence.list_item && u->sentence.context == best->sentence.context &&
                            u->sentence.index + kListReach >= best->sentence.index && u->sentence.index <= best->sentence.index + kListReach;
       if (sibling && !taken(u) && out.size() < room) out.push_back(u);
+    }
+  }
+  // Prose a lead-in introduces reads on: "The honest counterpoint: LiDAR
+  // provides depth directly." is the first of the sentences it announces.
+  if (!best->sentence.list_item && best->sentence.context >= 0) {
+    for (const Unit* u : same) {
+      const bool next = u->label == best->label && !u->sentence.list_item && u->sentence.index > best->sentence.index &&
+                        u->sentence.index <= best->sentence.index + kProseReach;
+      if (next && !taken(u) && out.size() < room) out.push_back(u);
     }
   }
   // The runner-up, wherever it is, when it answers too: a second passage often holds the other half.
