@@ -346,10 +346,7 @@ class JsCollection {
   static JsCollection* Create(const std::string& name, val model, val options) {
     return Guard([&] {
       CollectionOptions o;
-      std::string index = Str(options, "index", "auto");
-      if (index == "exact") o.index = IndexKind::kExact;
-      else if (index == "hnsw") o.index = IndexKind::kHnsw;
-      else if (index != "auto") throw Error(ErrorCode::kInvalidArgument, "index must be auto, exact or hnsw");
+      o.index = ParseIndexKind(Str(options, "index", "auto"));
       o.vectors = ParseVectorFormat(Str(options, "vectors", "float32"));
       o.hnsw_min_size = Count(options, "hnswMinSize", o.hnsw_min_size);
       o.int8_from = Count(options, "int8From", 0);

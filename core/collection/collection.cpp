@@ -481,6 +481,13 @@ void Collection::Rename(std::string name) {
   name_ = std::move(name);
 }
 
+IndexKind ParseIndexKind(std::string_view name) {
+  if (name == "auto") return IndexKind::kAuto;
+  if (name == "exact") return IndexKind::kExact;
+  if (name == "hnsw") return IndexKind::kHnsw;
+  throw Error(ErrorCode::kInvalidArgument, "unknown index '" + std::string(name) + "' (auto, exact or hnsw)");
+}
+
 SearchMode ParseSearchMode(std::string_view name) {
   if (name == "vector") return SearchMode::kVector;
   if (name == "lexical") return SearchMode::kLexical;

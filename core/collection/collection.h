@@ -24,6 +24,8 @@ enum class IndexKind : uint32_t { kAuto = 0, kExact = 1, kHnsw = 2 };
 enum class SearchMode : uint32_t { kVector = 0, kLexical = 1, kHybrid = 2 };
 // "vector" | "lexical" | "hybrid"; anything else is kInvalidArgument.
 SearchMode ParseSearchMode(std::string_view name);
+// "auto" | "exact" | "hnsw"; anything else is kInvalidArgument.
+IndexKind ParseIndexKind(std::string_view name);
 
 struct CollectionOptions {
   IndexKind index = IndexKind::kAuto;

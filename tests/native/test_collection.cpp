@@ -341,3 +341,12 @@ TEST_CASE("filters narrow a search to the pages that hold them; fields survive a
   CHECK_THROWS_AS(c.Add({bad}, v.data(), 1), Error);
   CHECK_FALSE(c.Find("bad"));
 }
+
+TEST_CASE("index kinds and search modes are read by name; others are refused by name", "[collection]") {
+  CHECK(ParseIndexKind("auto") == IndexKind::kAuto);
+  CHECK(ParseIndexKind("exact") == IndexKind::kExact);
+  CHECK(ParseIndexKind("hnsw") == IndexKind::kHnsw);
+  CHECK_THROWS_WITH(ParseIndexKind("HNSW"), Catch::Contains("unknown index 'HNSW'"));
+  CHECK(ParseSearchMode("hybrid") == SearchMode::kHybrid);
+  CHECK_THROWS_WITH(ParseSearchMode(""), Catch::Contains("unknown search mode"));
+}
