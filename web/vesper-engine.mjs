@@ -136,6 +136,13 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
     get model() {
       return embedder?.info ?? null;
     },
+    // Loads what the first query in each language would otherwise load: the
+    // lexicon reads a translation direction only when a query first needs it
+    // (cold loads stay short), ~30 ms each. A page calls this when idle after
+    // its first results. Returns the lexicon's entries (0 without one).
+    warm() {
+      return embedder?.lexicon?.entries ?? 0;
+    },
     // The loaded model's manifest and folder (null with no model).
     get manifest() {
       return active?.manifest ?? null;

@@ -28,3 +28,15 @@ test('questions in Portuguese and Chinese find the English passage through the l
   assert.equal((car.results[0] ?? car.nearMisses[0]).source, '汽车.md');
   await engine.dispose();
 });
+
+test('warming reads every translation direction before a first query needs it, and searches the same after', async () => {
+  const engine = await createEngine({ model: join(root, 'models/default') });
+  await engine.store('kb', DOCS);
+  const before = await engine.search('kb', '梯度下降的学习率应该多大？', { padTo: 0 });
+  const entries = engine.warm();
+  assert.ok(entries > 100000, `the default lexicon's entries, all directions: ${entries}`);
+  assert.equal(engine.warm(), entries);  // once loaded, nothing more to read
+  const after = await engine.search('kb', '梯度下降的学习率应该多大？', { padTo: 0 });
+  assert.deepEqual(after.results.map((r) => [r.id, r.score]), before.results.map((r) => [r.id, r.score]));
+  await engine.dispose();
+});

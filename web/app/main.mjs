@@ -400,6 +400,8 @@ async function main() {
   if ($('db-select').value) setThreshold(e.defaultThreshold($('db-select').value));
   state.ready = true;
   search();
+  // The lexicon's other translation directions, read while the visitor reads the page, not on their first query.
+  (window.requestIdleCallback ?? ((f) => setTimeout(f, 0)))(() => e.warm());
   if (config.persona) {
     try {
       const personaText = await early.persona;
