@@ -123,6 +123,17 @@ QuestionType ClassifyQuestion(std::string_view question) {
   return QuestionType::kFact;
 }
 
+namespace {
+
+// The SplitWords keys of a text, each once.
+std::unordered_set<std::string> KeysOf(std::string_view text) {
+  std::unordered_set<std::string> keys;
+  SplitWords(text, [&](WordSpan&& w) { keys.insert(std::move(w.term)); });
+  return keys;
+}
+
+}  // namespace
+
 QuestionTerms TermsOf(std::string_view question, const Collection& collection) {
   constexpr float kUnseen = 0.999f;  // Rarity() of a word in no passage
   QuestionTerms out;
@@ -142,8 +153,7 @@ QuestionTerms TermsOf(std::string_view question, const Collection& collection) {
 
 float SharedEvidence(const QuestionTerms& terms, std::string_view text) {
   if (terms.total <= 0.f) return 0.f;
-  std::unordered_set<std::string> have;
-  SplitWords(text, [&](WordSpan&& w) { have.insert(std::move(w.term)); });
+  const std::unordered_set<std::string> have = KeysOf(text);
   float got = 0.f;
   for (size_t i = 0; i < terms.words.size(); ++i) {
     if (have.count(terms.words[i])) got += terms.weights[i];
@@ -182,8 +192,7 @@ TranslatedTerms TranslatedTermsOf(std::string_view question, const std::string& 
 
 float SharedEvidence(const TranslatedTerms& terms, std::string_view text) {
   if (terms.total <= 0.f) return 0.f;
-  std::unordered_set<std::string> have;
-  SplitWords(text, [&](WordSpan&& w) { have.insert(std::move(w.term)); });
+  const std::unordered_set<std::string> have = KeysOf(text);
   float got = 0.f;
   for (size_t i = 0; i < terms.words.size(); ++i) {
     // A translation of several words counts for the share of them the text holds ("phd thesis" in "His thesis:").
