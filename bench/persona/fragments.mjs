@@ -55,9 +55,12 @@ export function headingsOf(chunks) {
 // items listed under the persona file's meta_lead_ins ("Typical Response
 // Structure:", "角色扮演时必须遵循的风格规则：") and the fields they label
 // ("Tone: ..."), each as its first words (markup removed), for instructionsIn.
+// Text without emphasis and code marks, its white space collapsed: how an
+// answer quotes a knowledge-base line.
+const plain = (t) => t.replace(/[*`]/g, '').replace(/\s+/g, ' ').trim();
+
 export function instructionsOf(chunks, leadIns = []) {
   const out = new Set();
-  const plain = (t) => t.replace(/[*`]/g, '').replace(/\s+/g, ' ').trim();
   const escape = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   for (const c of chunks) {
     const text = plain(c.text);
@@ -76,6 +79,6 @@ export function instructionsOf(chunks, leadIns = []) {
 
 // The instructions (instructionsOf) an answer quotes.
 export function instructionsIn(answer, instructions) {
-  const flat = answer.replace(/[*`]/g, '').replace(/\s+/g, ' ');
+  const flat = plain(answer);
   return [...instructions].filter((i) => flat.includes(i)).map((i) => `an instruction to the persona quoted: "${i}"`);
 }

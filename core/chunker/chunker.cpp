@@ -31,7 +31,7 @@ constexpr size_t kDirectCountBytesPerToken = 8;
 // Cut candidates at every code point (SplitAt's finest level).
 constexpr int kCodePointLevel = 3;
 // At code-point cuts, a rest over this many times the bytes a budget's
-// tokens took so far in the document is taken not to fit without a count.
+// tokens took in the last piece counted is taken not to fit without a count.
 constexpr size_t kClearlyOverFactor = 4;
 // At code-point cuts, cuts and overlaps are aimed at this share of the
 // bytes the last count's ratio gives, so that the first guess mostly fits.
@@ -616,7 +616,7 @@ class DocumentChunker {
       // exact search, with a couple of real counts instead of a dozen (a
       // real tokenizer costs ~100x the estimate: a 5 MB line took 10 s).
       // At code points the word-based estimate means nothing (there are no
-      // words) and costs a scan a probe: the document's bytes per token say.
+      // words) and costs a scan a probe: the last piece's bytes per token say.
       auto likely = [&](size_t cut) {
         return code_points && budget_bytes > 0 ? cut - pos <= budget_bytes : Likely(pos, cut, opt_.max_tokens);
       };

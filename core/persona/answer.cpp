@@ -217,7 +217,7 @@ class Turn {
   void FromPassages(const float* query_vector, size_t query_dims, bool about_topic);
   std::vector<SearchResult> Lookup(const float* query_vector, size_t query_dims, bool about_topic) const;
   Pool BuildPool(const std::vector<SearchResult>& hits, bool about_topic) const;
-  // timeline: a question asking when, which a timeline row may answer.
+  // timeline: a question asking when or naming a year, which a timeline row may answer.
   std::vector<Unit> GatherUnits(const Pool& pool, const QuestionTerms& terms, bool same_language, bool about_topic,
                                 bool timeline) const;
   std::vector<uint32_t> TopicPool() const;
@@ -488,8 +488,10 @@ void Turn::FromPassages(const float* query_vector, size_t query_dims, bool about
   // A question about the topic ("那实际工作中该怎么应对？") is about the topic's words too.
   const QuestionTerms terms = TermsOf(about_topic ? q_ + "\n" + state_.topic : q_, db_);
   const QuestionType type = ClassifyQuestion(q_);
+  // A year the question names must be named by what answers it.
+  years_ = YearsIn(q_);
   // A question asking when, or naming a year, may be answered by a timeline row.
-  const bool timeline = type == QuestionType::kWhen || !YearsIn(q_).empty();
+  const bool timeline = type == QuestionType::kWhen || !years_.empty();
   std::vector<Unit> units = GatherUnits(pool, terms, same_language, about_topic, timeline);
   if (units.empty()) return DontKnow();
   // A passage in the question's language with nothing quotable (a table, a
@@ -503,8 +505,6 @@ void Turn::FromPassages(const float* query_vector, size_t query_dims, bool about
   // passages the decision let through does, the honest answer is "I don't know".
   // A date for "when", a number for "how many": without one among them, nothing here answers.
   const bool formed = !NeedsForm(type);
-  // A year the question names must be named by what answers it.
-  years_ = YearsIn(q_);
   if (type == QuestionType::kHowMany) counted_ = CountedKeys();
   if (!about_topic && std::none_of(units.begin(), units.end(), [&](const Unit& u) {
         return Relevant(u) && Dated(u) && Counts(u) && (formed || TypeFit(type, u.sentence.text) > 0.f);

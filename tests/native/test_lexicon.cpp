@@ -32,6 +32,23 @@ constexpr const char* kTable =
 
 std::shared_ptr<const Lexicon> Table() { return Lexicon::FromTsv(kTable); }
 
+struct Passage {
+  std::string id, text, language;
+};
+
+// A collection of passages without vectors, searched by their words.
+Collection Passages(const std::string& name, const std::vector<Passage>& passages) {
+  Collection c(name, ModelInfo{}, {});
+  std::vector<Chunk> chunks(passages.size());
+  for (size_t i = 0; i < passages.size(); ++i) {
+    chunks[i].id = passages[i].id;
+    chunks[i].text = passages[i].text;
+    chunks[i].language = passages[i].language;
+  }
+  c.Add(chunks);
+  return c;
+}
+
 }  // namespace
 
 TEST_CASE("a lexicon translates content words, longest phrase first, and drops function words", "[lexicon]") {
@@ -129,15 +146,8 @@ TEST_CASE("BM25 over alternatives counts a word's translations as one word", "[l
 }
 
 TEST_CASE("with a lexicon, a query finds the passage written in another language", "[lexicon]") {
-  Collection c("birds", ModelInfo{}, {});
-  std::vector<Chunk> chunks(2);
-  chunks[0].id = "pt";
-  chunks[0].text = "O carro da Tesla vê a estrada sem radar e decide sozinho o que fazer.";
-  chunks[0].language = "pt";
-  chunks[1].id = "en";
-  chunks[1].text = "Backpropagation applies chain rules recursively.";
-  chunks[1].language = "en";
-  c.Add(chunks);
+  Collection c = Passages("birds", {{"pt", "O carro da Tesla vê a estrada sem radar e decide sozinho o que fazer.", "pt"},
+                                      {"en", "Backpropagation applies chain rules recursively.", "en"}});
   SearchOptions opt;
   opt.mode = SearchMode::kLexical;
   opt.threshold = 0.f;
@@ -151,30 +161,18 @@ TEST_CASE("with a lexicon, a query finds the passage written in another language
 }
 
 TEST_CASE("a sentence in another language shares the question's words through their translations", "[lexicon][persona]") {
-  Collection c("cars", ModelInfo{}, {});
-  std::vector<Chunk> chunks(2);
-  chunks[0].id = "pt";
-  chunks[0].text = "O carro da Tesla vê a estrada sozinho.";
-  chunks[0].language = "pt";
-  chunks[1].id = "pt2";
-  chunks[1].text = "A estrada é longa.";
-  chunks[1].language = "pt";
-  c.Add(chunks);
+  const std::string car = "O carro da Tesla vê a estrada sozinho.", road = "A estrada é longa.";
+  Collection c = Passages("cars", {{"pt", car, "pt"}, {"pt2", road, "pt"}});
   const std::string question = "Why did the car matter?";
   CHECK(TranslatedTermsOf(question, "en", "pt", c).words.empty());  // no lexicon: nothing translates
   c.EnableLexicon(Table());
   const TranslatedTerms t = TranslatedTermsOf(question, "en", "pt", c);
   REQUIRE(t.words.size() == 1);  // car; "matter" has no translation the passages hold
-  CHECK(SharedEvidence(t, chunks[0].text) == Approx(1.f));
-  CHECK(SharedEvidence(t, chunks[1].text) == 0.f);
-  CHECK(SharedEvidence(TermsOf(question, c), chunks[0].text) == 0.f);  // as written, the words are not there
+  CHECK(SharedEvidence(t, car) == Approx(1.f));
+  CHECK(SharedEvidence(t, road) == 0.f);
+  CHECK(SharedEvidence(TermsOf(question, c), car) == 0.f);  // as written, the words are not there
   // A translation of several words counts for the share of them a sentence holds.
-  Collection nets("nets", ModelInfo{}, {});
-  std::vector<Chunk> more(1);
-  more[0].id = "net";
-  more[0].text = "A rede neural aprende sozinha.";
-  more[0].language = "pt";
-  nets.Add(more);
+  Collection nets = Passages("nets", {{"net", "A rede neural aprende sozinha.", "pt"}});
   nets.EnableLexicon(Table());
   const TranslatedTerms n = TranslatedTermsOf("neural network", "en", "pt", nets);
   REQUIRE(n.words.size() == 1);
