@@ -32,9 +32,13 @@ export function buildSite(out = join(repoRoot, 'build/site')) {
     const store = join(modelStore(), m);
     if (existsSync(src) && existsSync(store)) cpSync(store, join(models, m), { recursive: true, filter: (p) => !p.endsWith('.part') });
   }
+  const config = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8'));
+  // The page's static model also in blocks of rows, fetched as queries need them.
+  if (config.model && isStatic(join(out, config.model))) {
+    execFileSync(process.execPath, [join(repoRoot, 'tools/models/row-blocks.mjs'), join(out, config.model)], { stdio: ['ignore', 'ignore', 'inherit'] });
+  }
   // The default knowledge base, prebuilt with the page's model, so the first
   // visit only has to embed the query.
-  const config = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8'));
   if (config.defaultPack) {
     const files = config.knowledgeBase.files.map((f) => join(repoRoot, 'web', f));
     const args = ['build', ...files, '--db', config.knowledgeBase.name, '--out', join(out, config.defaultPack)];
@@ -47,16 +51,20 @@ export function buildSite(out = join(repoRoot, 'build/site')) {
   return out;
 }
 
+const isStatic = (dir) => JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')).kind === 'static';
+
 // The files of a model the page loads: a static model runs its table in the
-// core, so its ONNX twin (for other runtimes) is not fetched.
-function pageModelFiles(out, config) {
+// core, so its ONNX twin (for other runtimes) is not fetched. One served in
+// blocks is not fetched whole at load (`offline`: the service worker still
+// keeps the whole table, which a page offline reads where a block is not cached).
+function pageModelFiles(out, config, { offline = false } = {}) {
   if (!config.model) return [];
   const dir = config.model.replace(/\/?$/, '/');
   const manifestPath = join(out, dir, 'manifest.json');
   const manifest = parseManifest(readFileSync(manifestPath, 'utf8'), manifestPath);
   const files = [`${dir}manifest.json`, `${dir}${manifest.tokenizer.file}`];
-  if (manifest.kind === 'static') files.push(`${dir}${manifest.static.file}`);
-  else for (const f of manifest.variants[manifest.defaultVariant].files) files.push(`${dir}${f.path}`);
+  if (manifest.kind !== 'static') files.push(...manifest.variants[manifest.defaultVariant].files.map((f) => `${dir}${f.path}`));
+  else if (offline || !manifest.static.blocks) files.push(`${dir}${manifest.static.file}`);
   if (manifest.lexicon) files.push(`${dir}${manifest.lexicon.file}`);
   return files;
 }
@@ -105,7 +113,7 @@ function filesUnder(dir) {
 function writeServiceWorker(out, config) {
   const roots = ['index.html', 'styles.css', 'config.json', 'vesper-engine.mjs', 'app', 'engine', 'wasm', 'kb'];
   if (config.defaultPack) roots.push(config.defaultPack);
-  roots.push(...pageModelFiles(out, config));
+  roots.push(...pageModelFiles(out, config, { offline: true }));
   // The model picker's manifests (their files are downloaded on demand, into web/engine/download.mjs's cache).
   for (const m of config.models ?? []) roots.push(`${m.folder.replace(/\/?$/, '/')}manifest.json`);
   const files = [...new Set(roots)].flatMap((r) => (statSync(join(out, r)).isDirectory() ? filesUnder(join(out, r)) : [join(out, r)]));

@@ -40,10 +40,21 @@ namespace {
   err.throw_();
 }
 
+val CopyOutIds(const std::vector<int32_t>& ids) {
+  val view(emscripten::typed_memory_view(ids.size(), ids.data()));
+  return val::global("Int32Array").new_(view);
+}
+
 template <typename F>
 auto Guard(F&& f) -> decltype(f()) {
   try {
     return f();
+  } catch (const MissingRows& e) {
+    // The ids travel with the error: the engine fetches those rows and repeats the call.
+    val err = val::global("Error").new_(std::string(e.what()));
+    err.set("code", std::string(ErrorCodeName(e.code())));
+    err.set("rows", CopyOutIds(e.ids()));
+    err.throw_();
   } catch (const Error& e) {
     ThrowJs(ErrorCodeName(e.code()), e.what());
   } catch (const std::bad_alloc&) {
@@ -449,7 +460,7 @@ class JsCollection {
   bool Calibrated() const { return c_.answerability().calibrated; }
 
   // Token-level reranking with a static model's table (defined below).
-  void EnablePieceMatch(const JsTokenizer& tokenizer, const JsStaticModel& model);
+  void EnablePieceMatch(const JsTokenizer& tokenizer, JsStaticModel& model);
   // Cross-lingual BM25 with a model's lexicon (defined below).
   void EnableLexicon(const JsLexicon& lexicon);
 
@@ -637,8 +648,49 @@ class JsStaticModel {
       return CopyOut(out, "Float32Array");
     });
   }
+  // A model with no rows yet: they come as row sets (AddRowsStaged).
+  static JsStaticModel* Sparse(double vocab, double dims) {
+    return Guard([&] {
+      if (!(vocab >= 1 && vocab <= UINT32_MAX && dims >= 1 && dims <= UINT32_MAX)) throw Error(ErrorCode::kInvalidArgument, "implausible model shape");
+      auto model = StaticModel::Sparse(static_cast<uint32_t>(vocab), static_cast<uint32_t>(dims));
+      auto* m = new JsStaticModel();
+      m->m_ = std::move(model);
+      return m;
+    });
+  }
+  // A row set in stagingBytes(n).
+  void AddRowsStaged(size_t n) {
+    Guard([&] { m_->AddRows(StagedBytes(n, "row set")); });
+  }
+  // The whole table in stagingBytes(n).
+  void AddTableStaged(size_t n) {
+    Guard([&] { m_->AddTable(StagedBytes(n, "model")); });
+  }
+  void AddRowBytes(const std::vector<uint8_t>& bytes) {
+    m_->AddRows(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
+  }
+  // The row set of the ids in stagingInts(n) (sorted, distinct, held).
+  val RowSetStaged(size_t n) const {
+    return Guard([&] {
+      if (n > g_ints.size()) throw Error(ErrorCode::kInvalidArgument, "staged ids missing");
+      return CopyOut(m_->RowSet(std::vector<int32_t>(g_ints.begin(), g_ints.begin() + n)), "Uint8Array");
+    });
+  }
+  // Of the ids in stagingInts(n), those whose rows are not held yet.
+  val MissingStaged(size_t n) const {
+    return Guard([&] {
+      if (n > g_ints.size()) throw Error(ErrorCode::kInvalidArgument, "staged ids missing");
+      try {
+        m_->Require(g_ints.data(), n);
+      } catch (const MissingRows& e) {
+        return CopyOutIds(e.ids());
+      }
+      return CopyOutIds({});
+    });
+  }
   size_t Dims() const { return m_->dims(); }
   size_t Vocab() const { return m_->vocab(); }
+  size_t Held() const { return m_->held(); }
 
   std::shared_ptr<const PieceMatcher> Matcher() const {
     if (!matcher_) matcher_ = std::make_shared<PieceMatcher>(m_);
@@ -650,8 +702,14 @@ class JsStaticModel {
   mutable std::shared_ptr<const PieceMatcher> matcher_;  // built on first use, shared by collections
 };
 
-void JsCollection::EnablePieceMatch(const JsTokenizer& tokenizer, const JsStaticModel& model) {
-  Guard([&] { c_.EnablePieceMatch(model.Matcher(), tokenizer.shared()); });
+// A pack's rows for the model go to the model first (they may be all of
+// what a page loading rows on demand has of it).
+void JsCollection::EnablePieceMatch(const JsTokenizer& tokenizer, JsStaticModel& model) {
+  Guard([&] {
+    std::vector<uint8_t> rows = c_.TakeStoredRows();
+    if (!rows.empty()) model.AddRowBytes(rows);
+    c_.EnablePieceMatch(model.Matcher(), tokenizer.shared());
+  });
 }
 
 // A model's lexicon (core/lexical/lexicon.h), shared by its collections.
@@ -850,6 +908,12 @@ EMSCRIPTEN_BINDINGS(vesper) {
   class_<JsStaticModel>("StaticModel")
       .class_function("fromStaged", &JsStaticModel::FromStaged, allow_raw_pointers())
       .function("embedStaged", &JsStaticModel::EmbedStaged)
+      .class_function("sparse", &JsStaticModel::Sparse, allow_raw_pointers())
+      .function("addRowsStaged", &JsStaticModel::AddRowsStaged)
+      .function("rowSetStaged", &JsStaticModel::RowSetStaged)
+      .function("addTableStaged", &JsStaticModel::AddTableStaged)
+      .function("missingStaged", &JsStaticModel::MissingStaged)
+      .function("held", &JsStaticModel::Held)
       .function("dims", &JsStaticModel::Dims)
       .function("vocab", &JsStaticModel::Vocab);
 

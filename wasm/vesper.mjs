@@ -115,14 +115,42 @@ class Core {
 
   // A static (token table) embedding model the core runs itself.
   staticModel(bytes) {
-    const raw = this.m.StaticModel.fromStaged(this.#stageBytes(bytes));
+    return this.#wrapStatic(this.m.StaticModel.fromStaged(this.#stageBytes(bytes)));
+  }
+
+  // The same model with none of its rows yet: row sets (a pack's, or blocks
+  // of the table) are added as they arrive. A call that needs rows it lacks
+  // throws an error with code 'missing_rows' and `rows` (their ids).
+  sparseStaticModel(vocab, dims) {
+    return this.#wrapStatic(this.m.StaticModel.sparse(vocab, dims));
+  }
+
+  #wrapStatic(raw) {
     const core = this;
     return {
       dims: raw.dims(),
       vocab: raw.vocab(),
       raw,
+      get held() {
+        return raw.held();
+      },
       embed(ids) {
         return raw.embedStaged(core._stageInts(ids));
+      },
+      addRows(bytes) {
+        raw.addRowsStaged(core.#stageBytes(bytes));
+      },
+      // The whole table (the model's file), when most rows are wanted.
+      addTable(bytes) {
+        raw.addTableStaged(core.#stageBytes(bytes));
+      },
+      // ids: sorted, distinct, held. Returns the row set's bytes.
+      rowSet(ids) {
+        return raw.rowSetStaged(core._stageInts(ids));
+      },
+      // Of ids, those not held yet (sorted, distinct).
+      missing(ids) {
+        return raw.missingStaged(core._stageInts(ids));
       },
       dispose() {
         raw.delete();

@@ -75,6 +75,8 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
   // useModel() changed the model answers lexically).
   const sameModel = (db) => Boolean(db.model && embedder && db.model.id === embedder.info.id && db.model.dims === embedder.info.dims);
   const queryVector = (text) => embedder.embed([text], { kind: 'query' });
+  // A core call that may need model rows not loaded yet (web/engine/rows.mjs).
+  const withRows = (fn) => (embedder?.withRows ? embedder.withRows(fn) : fn());
   const collections = new Map();
   // The loaded model as loadModel chose it (its backend may change later).
   let active = null;
@@ -323,7 +325,9 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
       timings.embedMs = performance.now() - t;
       t = performance.now();
       const bar = threshold === null ? {} : { minScore: threshold };
-      const found = db.query(text, query.vector, { ...weights, k, mode: useVectors ? mode : 'lexical', ...bar, ...(filters ? { filters } : {}) });
+      await db.ready;
+      const options = { ...weights, k, mode: useVectors ? mode : 'lexical', ...bar, ...(filters ? { filters } : {}) };
+      const found = await withRows(() => db.query(text, query.vector, options));
       timings.searchMs = performance.now() - t;
       const results = found.results.filter((r) => r.shown);
       const nearMisses = results.length ? [] : found.results.slice(0, NEAR_MISSES);
@@ -348,7 +352,8 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
       const db = this.require(name);
       if (!question.trim()) throw new VesperError('empty_input', 'the question is empty');
       const vector = sameModel(db) ? (await queryVector(question)).vectors : null;
-      return this.persona.answer(db, question, vector, conversation, threshold === null ? {} : { threshold });
+      await db.ready;
+      return withRows(() => this.persona.answer(db, question, vector, conversation, threshold === null ? {} : { threshold }));
     },
     persona: null,
 

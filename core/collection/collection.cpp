@@ -80,6 +80,9 @@ size_t Collection::Add(std::vector<Chunk> chunks, const float* vectors, size_t v
       if (Dot(v, v, model_.dims) <= 0.f) throw Error(ErrorCode::kInvalidArgument, "vector " + std::to_string(i) + " is all zeros");
     }
   }
+  // With piece matching, a model loaded row by row may lack rows these
+  // chunks need: MissingRows now, before anything changed.
+  std::vector<ChunkPieces> pieces = PiecesOfBatch(chunks);
   size_t added = 0;
   for (size_t i = 0; i < chunks.size(); ++i) {
     if (by_id_.count(chunks[i].id)) continue;
@@ -97,7 +100,7 @@ size_t Collection::Add(std::vector<Chunk> chunks, const float* vectors, size_t v
     }
     AssignPage(label);
     IndexLexical(label);
-    IndexPieces(label);
+    if (matcher_) StorePieces(label, std::move(pieces[i]));
   }
   if (added) centroid_stale_ = languages_stale_ = true;
   if (has_vectors() && options_.int8_from && options_.vectors == VectorFormat::kFloat32 && live_ >= options_.int8_from) {
@@ -359,80 +362,6 @@ void Collection::KeepAllowed(std::vector<Hit>& hits, size_t pool) const {
   if (hits.size() > pool) hits.resize(pool);
 }
 
-void Collection::EnablePieceMatch(std::shared_ptr<const PieceMatcher> matcher, std::shared_ptr<const Tokenizer> tokenizer) {
-  if (!matcher || !tokenizer) throw Error(ErrorCode::kInvalidArgument, "piece matching needs the model and its tokenizer");
-  if (!has_vectors()) throw Error(ErrorCode::kInvalidArgument, "collection '" + name_ + "' is lexical only");
-  matcher_ = std::move(matcher);
-  tokenizer_ = std::move(tokenizer);
-  pieces_.assign(chunks_.size(), {});
-  title_pieces_.assign(chunks_.size(), {});
-  known_pieces_.assign(matcher_->vocab(), 0);
-  vocabulary_.clear();
-  if (TakeStoredPieces()) return;
-  for (uint32_t label = 0; label < chunks_.size(); ++label) IndexPieces(label);
-}
-
-// The pieces a pack stored, if they came from this tokenizer and vocabulary.
-bool Collection::TakeStoredPieces() {
-  std::unique_ptr<StoredPieces> stored = std::move(stored_pieces_);
-  if (!stored || stored->fingerprint != tokenizer_->fingerprint() || stored->vocab != matcher_->vocab()) return false;
-  pieces_ = std::move(stored->pieces);
-  title_pieces_ = std::move(stored->titles);
-  for (uint32_t label = 0; label < chunks_.size(); ++label) AddKnownPieces(label);
-  return true;
-}
-
-namespace {
-
-// Sorted distinct piece ids as a count and LEB128 gaps: a passage's few
-// hundred pieces in a few hundred bytes.
-void PutGaps(ByteWriter& w, const std::vector<int32_t>& ids) {
-  w.varint(static_cast<uint32_t>(ids.size()));
-  for (size_t i = 0; i < ids.size(); ++i) w.varint(static_cast<uint32_t>(ids[i]) - (i ? static_cast<uint32_t>(ids[i - 1]) + 1 : 0));
-}
-
-std::vector<int32_t> GetGaps(ByteReader& r, uint32_t vocab) {
-  const uint32_t n = r.varint();
-  if (n > r.remaining() || n > vocab) r.fail("piece count exceeds the data present");
-  std::vector<int32_t> ids(n);
-  uint64_t next = 0;
-  for (uint32_t i = 0; i < n; ++i) {
-    next += r.varint();
-    if (next >= vocab) r.fail("piece id outside the vocabulary");
-    ids[i] = static_cast<int32_t>(next++);
-  }
-  return ids;
-}
-
-}  // namespace
-
-void Collection::SavePieces(ByteWriter& w) const {
-  w.str(tokenizer_->fingerprint());
-  w.u32(static_cast<uint32_t>(matcher_->vocab()));
-  w.u64(chunks_.size());
-  for (uint32_t label = 0; label < chunks_.size(); ++label) {
-    static const std::vector<int32_t> kNone;
-    const bool live = alive_[label] && label < pieces_.size();
-    PutGaps(w, live ? pieces_[label] : kNone);
-    PutGaps(w, live ? title_pieces_[label] : kNone);
-  }
-}
-
-void Collection::LoadPieces(ByteReader& r) {
-  auto stored = std::make_unique<StoredPieces>();
-  stored->fingerprint = r.str();
-  stored->vocab = r.u32();
-  if (r.count(8) != chunks_.size()) r.fail("pieces do not match the chunks");
-  stored->pieces.resize(chunks_.size());
-  stored->titles.resize(chunks_.size());
-  for (uint32_t label = 0; label < chunks_.size(); ++label) {
-    stored->pieces[label] = GetGaps(r, stored->vocab);
-    stored->titles[label] = GetGaps(r, stored->vocab);
-    if (!alive_[label] && !(stored->pieces[label].empty() && stored->titles[label].empty())) r.fail("pieces for a removed chunk");
-  }
-  stored_pieces_ = std::move(stored);
-}
-
 void Collection::EnableLexicon(std::shared_ptr<const Lexicon> lexicon) {
   if (!lexicon) throw Error(ErrorCode::kInvalidArgument, "no lexicon given");
   lexicon_ = std::move(lexicon);
@@ -493,45 +422,6 @@ SearchMode ParseSearchMode(std::string_view name) {
   if (name == "lexical") return SearchMode::kLexical;
   if (name == "hybrid") return SearchMode::kHybrid;
   throw Error(ErrorCode::kInvalidArgument, "unknown search mode '" + std::string(name) + "' (hybrid, vector or lexical)");
-}
-
-float Collection::PieceSimilarity(std::string_view query, std::string_view text) const {
-  if (!matcher_) return -1.f;
-  std::vector<int32_t> ids;
-  tokenizer_->EncodeIds(query, ids);
-  const std::vector<int32_t> q = matcher_->Distinct(ids.data(), ids.size());
-  tokenizer_->EncodeIds(text, ids);
-  return matcher_->Score(q, matcher_->Distinct(ids.data(), ids.size()));
-}
-
-// A chunk's pieces as the model saw its document text: title trail, then text.
-void Collection::IndexPieces(uint32_t label) {
-  if (!matcher_) return;
-  if (pieces_.size() <= label) pieces_.resize(label + 1);
-  if (title_pieces_.size() <= label) title_pieces_.resize(label + 1);
-  if (!alive_[label]) return;
-  const Chunk& c = chunks_[label];
-  std::string text;
-  for (const auto& t : c.title) text += (text.empty() ? "" : " > ") + t;
-  text += "\n" + c.text;
-  std::vector<int32_t> ids;
-  tokenizer_->EncodeIds(text, ids);
-  pieces_[label] = matcher_->Distinct(ids.data(), ids.size());
-  ids.clear();
-  if (!c.title.empty()) tokenizer_->EncodeIds(c.title.back(), ids);
-  title_pieces_[label] = matcher_->Distinct(ids.data(), ids.size());
-  AddKnownPieces(label);
-}
-
-// The collection's vocabulary grows with what is added (a removed chunk's
-// pieces stay known: harmless for a coverage estimate).
-void Collection::AddKnownPieces(uint32_t label) {
-  for (int32_t id : pieces_[label]) {
-    if (!known_pieces_[id]) {
-      known_pieces_[id] = 1;
-      vocabulary_.push_back(id);
-    }
-  }
 }
 
 // Scores the best `pool` candidates of each retriever by piece matching,

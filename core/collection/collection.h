@@ -183,6 +183,15 @@ class Collection {
   // from, instead of tokenising every passage again.
   void SavePieces(ByteWriter& w) const;
   void LoadPieces(ByteReader& r);
+  // The model rows its passages' pieces use (a row set: StaticModel), saved
+  // when piece matching is on and they are a small part of the table, so a
+  // page can load the pack without the whole table. Loading only checks
+  // them: the client adds them to its model (TakeStoredRows) before
+  // EnablePieceMatch.
+  bool SavesRows() const;
+  void SaveRows(ByteWriter& w) const;
+  void LoadRows(ByteReader& r);
+  std::vector<uint8_t> TakeStoredRows() { return std::move(stored_rows_); }
   // Rebuilds what is derived rather than stored (BM25), after loading.
   void FinishLoad();
 
@@ -202,7 +211,13 @@ class Collection {
   void SummariseMatches(const std::vector<SearchResult>& results, QueryEvidence& e) const;
   void DescribeTop(const SearchResult& top, const std::string& query_language, bool matched, QueryEvidence& e) const;
   float TypicalCosine(const float* unit_query) const;
-  void IndexPieces(uint32_t label);
+  struct ChunkPieces {
+    std::vector<int32_t> text, title;
+  };
+  static ChunkPieces PiecesOf(const Chunk& c, const PieceMatcher& matcher, const Tokenizer& tokenizer);
+  std::vector<ChunkPieces> PiecesOfBatch(const std::vector<Chunk>& chunks) const;  // empty without piece matching
+  void StorePieces(uint32_t label, ChunkPieces pieces);
+  std::vector<int32_t> RowIds() const;
   void SearchTranslated(std::string_view query_text, const std::string& query_language, size_t pool) const;
   void RescoreByPieces(std::string_view query_text, const SearchOptions& opt, std::vector<SearchResult>& results) const;
   void MergeHits(const float* q, bool use_vectors, const SearchOptions& opt, std::vector<SearchResult>& results) const;
@@ -243,7 +258,7 @@ class Collection {
     std::vector<std::vector<int32_t>> pieces, titles;
   };
   std::unique_ptr<StoredPieces> stored_pieces_;  // from a pack, until EnablePieceMatch
-  bool TakeStoredPieces();
+  std::vector<uint8_t> stored_rows_;  // a pack's rows section, until taken
   void AddKnownPieces(uint32_t label);
   std::vector<int32_t> vocabulary_;                 // the same, as a list
   std::shared_ptr<const Lexicon> lexicon_;

@@ -13,7 +13,7 @@ constexpr char kMagic[8] = {'V', 'E', 'S', 'P', 'E', 'R', 'P', 'K'};
 constexpr size_t kHeaderBytes = 8 + 4 + 4 + 8;
 constexpr size_t kEntryBytes = 4 + 4 + 8 + 8 + 4;
 
-enum SectionKind : uint32_t { kMeta = 1, kChunks = 2, kVectors = 3, kHnsw = 4, kBm25 = 5, kPieces = 6 };
+enum SectionKind : uint32_t { kMeta = 1, kChunks = 2, kVectors = 3, kHnsw = 4, kBm25 = 5, kPieces = 6, kRows = 7 };
 
 const char* KindName(uint32_t kind) {
   switch (kind) {
@@ -23,6 +23,7 @@ const char* KindName(uint32_t kind) {
     case kHnsw: return "hnsw";
     case kBm25: return "bm25";
     case kPieces: return "pieces";
+    case kRows: return "rows";
   }
   return "unknown";
 }
@@ -82,7 +83,7 @@ std::vector<Section> ReadTable(const uint8_t* data, size_t size, uint32_t& versi
 }  // namespace
 
 Bytes SavePack(const std::vector<const Collection*>& collections, uint32_t version) {
-  if (version != kPackVersion && version != 3) throw Error(ErrorCode::kInvalidArgument, "packs are written as version 3 or 4");
+  if (version > kPackVersion || version < 3) throw Error(ErrorCode::kInvalidArgument, "packs are written as version 3 to " + std::to_string(kPackVersion));
   struct Part {
     Section section;
     std::function<void(ByteWriter&)> write;
@@ -97,6 +98,7 @@ Bytes SavePack(const std::vector<const Collection*>& collections, uint32_t versi
     if (c.uses_hnsw()) add(kHnsw, [&c, version](ByteWriter& w) { c.SaveHnsw(w, version < 4); });
     if (version >= 4) add(kBm25, [&c](ByteWriter& w) { c.SaveBm25(w); });
     if (version >= 4 && c.piece_match()) add(kPieces, [&c](ByteWriter& w) { c.SavePieces(w); });
+    if (version >= 5 && c.SavesRows()) add(kRows, [&c](ByteWriter& w) { c.SaveRows(w); });
   }
   // Each section is written twice: once alone, to learn its size, then into
   // the pack, allocated once at its final size. Writing a large pack then
@@ -195,6 +197,10 @@ std::vector<Collection> ParsePack(const uint8_t* data, size_t size, const ModelI
         case kPieces:
           if (version < 4 || !c.has_vectors()) Corrupt("pieces section in a pack older than version 4 or a lexical collection");
           c.LoadPieces(r);
+          break;
+        case kRows:
+          if (version < 5 || !c.has_vectors()) Corrupt("rows section in a pack older than version 5 or a lexical collection");
+          c.LoadRows(r);
           break;
         default: Corrupt("unknown section kind " + std::to_string(s.kind));
       }

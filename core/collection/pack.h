@@ -3,7 +3,7 @@
 //   header   "VESPERPK" u32 version, u32 section count, u64 total bytes
 //   table    per section: u32 kind, u32 collection, u64 offset, u64 size, u32 crc32
 //   u32      crc32 of header and table
-//   sections meta | chunks | vectors | hnsw | bm25 | pieces, per collection, each checksummed
+//   sections meta | chunks | vectors | hnsw | bm25 | pieces | rows, per collection, each checksummed
 //
 // Loading checks magic, version, sizes and every checksum before parsing,
 // then parses defensively; a damaged pack is an Error, never a crash.
@@ -25,9 +25,11 @@ namespace vesper {
 // may also carry its page's fields (flag 4, Chunk::fields) after its
 // language: only packs built from a site that marks them do, and a reader
 // that predates them refuses such a pack as a bad chunk flag, never misreads it.
-constexpr uint32_t kPackVersion = 4;
+// 5: a rows section may carry the static model's rows the passages use
+// (Collection::SaveRows), so a page loads the pack without the whole table.
+constexpr uint32_t kPackVersion = 5;
 
-// version: kPackVersion, or 3 (the graph with its vectors, no bm25 section)
+// version: kPackVersion, 4 (no rows section), or 3 (the graph with its vectors, no bm25 section)
 // for a reader that predates version 4, and the tests of loading old packs.
 Bytes SavePack(const std::vector<const Collection*>& collections, uint32_t version = kPackVersion);
 

@@ -8,19 +8,15 @@
 namespace vesper {
 
 PieceMatcher::PieceMatcher(std::shared_ptr<const StaticModel> model) : model_(std::move(model)) {
-  norm_.resize(model_->vocab());
   q_row_.resize(model_->dims());
-  for (size_t v = 0; v < norm_.size(); ++v) {
-    model_->Row(v, q_row_.data());
-    norm_[v] = std::sqrt(Dot(q_row_.data(), q_row_.data(), model_->dims()));
-  }
 }
 
 std::vector<int32_t> PieceMatcher::Distinct(const int32_t* ids, size_t n) const {
+  model_->Require(ids, n);  // a row not loaded yet is fetched and the call repeated, never skipped
   std::vector<int32_t> out;
   out.reserve(n);
   for (size_t i = 0; i < n; ++i) {
-    if (ids[i] >= 0 && static_cast<size_t>(ids[i]) < norm_.size() && norm_[ids[i]] > 0.f) out.push_back(ids[i]);
+    if (ids[i] >= 0 && static_cast<size_t>(ids[i]) < vocab() && model_->Norm(ids[i]) > 0.f) out.push_back(ids[i]);
   }
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
@@ -30,8 +26,8 @@ std::vector<int32_t> PieceMatcher::Distinct(const int32_t* ids, size_t n) const 
 float PieceMatcher::Best(int32_t q, const std::vector<int32_t>& passage) const {
   model_->Row(q, q_row_.data());
   float best = 0.f;
-  for (int32_t p : passage) best = std::max(best, model_->RowDot(q_row_.data(), p) / norm_[p]);
-  return best / norm_[q];
+  for (int32_t p : passage) best = std::max(best, model_->RowDot(q_row_.data(), p) / model_->Norm(p));
+  return best / model_->Norm(q);
 }
 
 void PieceMatcher::PrepareQuery(const std::vector<int32_t>& query) const {
@@ -40,7 +36,7 @@ void PieceMatcher::PrepareQuery(const std::vector<int32_t>& query) const {
   const size_t dims = model_->dims();
   query_rows_.resize(query.size() * dims);
   for (size_t i = 0; i < query.size(); ++i) model_->Row(query[i], query_rows_.data() + i * dims);
-  if (stamp_.empty()) stamp_.assign(norm_.size(), 0), slot_.assign(norm_.size(), 0);
+  if (stamp_.empty()) stamp_.assign(vocab(), 0), slot_.assign(vocab(), 0);
   if (++generation_ == 0) std::fill(stamp_.begin(), stamp_.end(), 0), generation_ = 1;  // wrapped: forget every stamp
   cosines_.clear();
 }
@@ -50,7 +46,7 @@ const float* PieceMatcher::CosinesOf(int32_t piece) const {
   if (stamp_[piece] != generation_) {
     stamp_[piece] = generation_;
     slot_[piece] = static_cast<uint32_t>(cosines_.size());
-    for (size_t i = 0; i < n; ++i) cosines_.push_back(model_->RowDot(query_rows_.data() + i * model_->dims(), piece) / norm_[piece]);
+    for (size_t i = 0; i < n; ++i) cosines_.push_back(model_->RowDot(query_rows_.data() + i * model_->dims(), piece) / model_->Norm(piece));
   }
   return cosines_.data() + slot_[piece];
 }
@@ -65,8 +61,8 @@ float PieceMatcher::Score(const std::vector<int32_t>& query, const std::vector<i
   }
   double num = 0.0, den = 0.0;
   for (size_t i = 0; i < query.size(); ++i) {
-    num += static_cast<double>(best_[i] / norm_[query[i]]) * norm_[query[i]];
-    den += norm_[query[i]];
+    num += static_cast<double>(best_[i] / model_->Norm(query[i])) * model_->Norm(query[i]);
+    den += model_->Norm(query[i]);
   }
   return den > 0.0 ? static_cast<float>(num / den) : 0.f;
 }
@@ -75,8 +71,8 @@ float PieceMatcher::Coverage(const std::vector<int32_t>& query, const std::vecto
   if (query.empty() || passage.empty()) return 0.f;
   double covered = 0.0, den = 0.0;
   for (int32_t q : query) {
-    if (Best(q, passage) >= min_cosine) covered += norm_[q];
-    den += norm_[q];
+    if (Best(q, passage) >= min_cosine) covered += model_->Norm(q);
+    den += model_->Norm(q);
   }
   return den > 0.0 ? static_cast<float>(covered / den) : 0.f;
 }
@@ -87,8 +83,8 @@ float PieceMatcher::VocabularyCoverage(const std::vector<int32_t>& query, const 
   for (int32_t q : query) {
     // A piece the collection holds matches itself; only the others need the scan.
     float best = static_cast<size_t>(q) < known.size() && known[q] ? 1.f : Best(q, pieces);
-    num += static_cast<double>(best) * norm_[q];
-    den += norm_[q];
+    num += static_cast<double>(best) * model_->Norm(q);
+    den += model_->Norm(q);
   }
   return den > 0.0 ? static_cast<float>(num / den) : 0.f;
 }

@@ -33,7 +33,8 @@ class PieceMatcher {
   // ("feijoada", "sourdough") has pieces nothing in it resembles.
   float VocabularyCoverage(const std::vector<int32_t>& query, const std::vector<uint8_t>& known,
                            const std::vector<int32_t>& pieces) const;
-  size_t vocab() const { return norm_.size(); }
+  size_t vocab() const { return model_->vocab(); }
+  const StaticModel& model() const { return *model_; }
 
  private:
   std::shared_ptr<const StaticModel> model_;
@@ -47,7 +48,6 @@ class PieceMatcher {
   void PrepareQuery(const std::vector<int32_t>& query) const;
   const float* CosinesOf(int32_t piece) const;
 
-  std::vector<float> norm_;  // per piece; 0 for rows that are all zeros
   mutable std::vector<float> q_row_;  // the query piece's row, decoded once per Best (scratch)
   mutable std::vector<int32_t> cached_query_;   // the query the memo below holds
   mutable std::vector<float> query_rows_;       // its pieces' rows, decoded

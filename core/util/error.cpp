@@ -2,6 +2,11 @@
 
 namespace vesper {
 
+MissingRows::MissingRows(std::vector<int32_t> ids)
+    : Error(ErrorCode::kMissingRows, "the model's rows for " + std::to_string(ids.size()) +
+                                         " pieces are not loaded yet"),
+      ids_(std::move(ids)) {}
+
 const char* ErrorCodeName(ErrorCode code) {
   switch (code) {
     case ErrorCode::kInvalidArgument: return "invalid_argument";
@@ -12,6 +17,7 @@ const char* ErrorCodeName(ErrorCode code) {
     case ErrorCode::kNotFound: return "not_found";
     case ErrorCode::kUnsupported: return "unsupported";
     case ErrorCode::kInternal: return "internal";
+    case ErrorCode::kMissingRows: return "missing_rows";
   }
   return "unknown";
 }

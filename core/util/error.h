@@ -2,7 +2,9 @@
 // it says what was wrong with the input, never where in our source it failed.
 #pragma once
 #include <stdexcept>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace vesper {
 
@@ -15,6 +17,7 @@ enum class ErrorCode {
   kNotFound,         // unknown collection, id or label
   kUnsupported,      // a version or feature this build does not handle
   kInternal,         // a dependency failed in a way we did not anticipate
+  kMissingRows,      // a model loaded row by row lacks rows this text needs (MissingRows)
 };
 
 class Error : public std::runtime_error {
@@ -25,6 +28,18 @@ class Error : public std::runtime_error {
 
  private:
   ErrorCode code_;
+};
+
+// A static model whose rows arrive on demand (StaticModel::Sparse) was asked
+// for rows it does not hold yet: the caller fetches them and tries again.
+// Never answered with zeros: that would be a silently wrong vector.
+class MissingRows : public Error {
+ public:
+  explicit MissingRows(std::vector<int32_t> ids);
+  const std::vector<int32_t>& ids() const { return ids_; }
+
+ private:
+  std::vector<int32_t> ids_;  // sorted, distinct
 };
 
 const char* ErrorCodeName(ErrorCode code);

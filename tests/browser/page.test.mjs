@@ -70,10 +70,15 @@ test('first visit: the default model and pack are loaded and searchable; the thr
   assert.ok((await page.$$eval('#results mark', (m) => m.length)) > 0, 'matching terms are highlighted');
   assert.match(await page.textContent('#timings'), /tokenize .* ms · embed .* ms · search .* ms/);
   // The head's preload hints (tools/site.mjs) are what the engine reads: each
-  // big file is fetched once, and asked for before the core had loaded.
+  // big file is fetched once, and asked for before the core had loaded. The
+  // model's table is not among them: the pack carries the rows its passages
+  // use, and a query fetches the blocks of its other pieces (web/engine/rows.mjs).
   const fetched = await page.evaluate(() => performance.getEntriesByType('resource').map((r) => ({ path: new URL(r.name).pathname, start: r.startTime })));
   const core = fetched.find((f) => f.path.endsWith('/wasm/vesper_core.wasm'));
-  for (const file of ['model.vtab', 'lexicon.tsv', 'tokenizer.model', 'karpathy.pack']) {
+  assert.equal(fetched.filter((f) => f.path.endsWith('/model.vtab')).length, 0, 'the whole table is not downloaded');
+  const blocks = fetched.filter((f) => f.path.endsWith('.vrow')).length;
+  assert.ok(blocks <= 8, `${blocks} blocks of rows fetched for one query`);
+  for (const file of ['lexicon.tsv', 'tokenizer.model', 'karpathy.pack']) {
     const hits = fetched.filter((f) => f.path.endsWith(`/${file}`));
     assert.equal(hits.length, 1, `${file} fetched ${hits.length} times`);
     assert.ok(hits[0].start <= core.start + 50, `${file} asked for at ${hits[0].start} ms, the core at ${core.start} ms`);
@@ -94,6 +99,10 @@ test('first visit: the default model and pack are loaded and searchable; the thr
   const scores = await page.$$eval('#results li:not(.hint):not(.near-miss) .meta strong', (s) => s.map((x) => Number(x.textContent)));
   assert.ok(scores.every((s) => s >= stricter), `threshold ${stricter} shows ${scores}`);
   assert.ok(!scores.includes(Math.min(...shown)), `the weakest passage (${Math.min(...shown)}) is hidden`);
+  // Pieces no passage uses: their rows come in blocks, and the query is answered (here: not covered).
+  await page.fill('#query', 'zymurgy quokkas in Reykjavík');
+  await page.waitForFunction(() => performance.getEntriesByType('resource').some((r) => r.name.endsWith('.vrow')));
+  await page.waitForFunction(() => /urg/.test(document.querySelector('#pieces').textContent) && !/Hydra/.test(document.querySelector('#pieces').textContent));
   assert.deepEqual(errors, []);
   await browser.close();
 });
@@ -188,15 +197,16 @@ test('a model that fails to load falls back to lexical search, with a notice', {
 
 test('a truncated model file falls back to lexical search, with a notice naming the problem', { timeout: 120_000 }, async () => {
   const config = JSON.parse(readFileSync(join(site(), 'config.json'), 'utf8'));
-  const table = join(site(), config.model, 'model.vtab');
-  const cut = join(mkdtempSync(join(tmpdir(), 'vesper-cut-')), 'model.vtab');
-  writeFileSync(cut, readFileSync(table).subarray(0, 100_000));
-  const server = await startServer(0, [[`/${config.model}model.vtab`, cut], lexicalMounts[1]]);
+  // The tokenizer: what a page reads of the model before its first query (the table comes in blocks as needed).
+  const file = join(site(), config.model, 'tokenizer.model');
+  const cut = join(mkdtempSync(join(tmpdir(), 'vesper-cut-')), 'tokenizer.model');
+  writeFileSync(cut, readFileSync(file).subarray(0, 100_000));
+  const server = await startServer(0, [[`/${config.model}tokenizer.model`, cut], lexicalMounts[1]]);
   const browser = await launch();
   const page = await browser.newPage();
   await page.goto(urlOf(server, '/'));
   await ready(page);
-  assert.match(await page.textContent('#notice'), /embedding model could not be loaded \(.*(truncated|short|bytes).*\): search is lexical only/);
+  assert.match(await page.textContent('#notice'), /embedding model could not be loaded \(.*(truncated|short|bytes|past the end).*\): search is lexical only/);
   await page.fill('#query', 'HydraNet');
   await page.waitForFunction(() => document.querySelectorAll('#results li:not(.hint)').length > 0);
   await browser.close();

@@ -3,15 +3,17 @@
 // 4,096 chunks; the test model table is 256 kB): libFuzzer mutates small
 // inputs far faster and reaches the parsers' deep branches from them.
 //
-//   fuzz_seeds DIR     writes DIR/pack/*.pack and DIR/static_model/*.vtab
+//   fuzz_seeds DIR     writes DIR/pack/*.pack, DIR/static_model/*.vtab and DIR/row_set/*.vrow
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "core/collection/pack.h"
+#include "core/embed/static_model.h"
 #include "tests/native/fake_embedder.h"
 
 using namespace vesper;
@@ -102,11 +104,23 @@ void WriteTables(const std::string& dir) {
   }
 }
 
+// Row sets of those tables: all rows, and a block of a few.
+void WriteRowSets(const std::string& tables, const std::string& dir) {
+  for (uint32_t dtype : {0u, 1u}) {
+    std::ifstream in(tables + "/table-dtype" + std::to_string(dtype) + ".vtab", std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    auto model = StaticModel::FromBytes(bytes);
+    const std::vector<uint8_t> all = model->RowSet({0, 1, 2, 3, 4, 5}), some = model->RowSet({1, 4});
+    Write(dir + "/all-dtype" + std::to_string(dtype) + ".vrow", all.data(), all.size());
+    Write(dir + "/some-dtype" + std::to_string(dtype) + ".vrow", some.data(), some.size());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    std::fprintf(stderr, "usage: fuzz_seeds DIR (writes DIR/pack/ and DIR/static_model/)\n");
+    std::fprintf(stderr, "usage: fuzz_seeds DIR (writes DIR/pack/, DIR/static_model/ and DIR/row_set/)\n");
     return 2;
   }
   const std::string dir = argv[1];
@@ -114,5 +128,7 @@ int main(int argc, char** argv) {
   std::filesystem::create_directories(dir + "/static_model");
   WritePacks(dir + "/pack");
   WriteTables(dir + "/static_model");
+  std::filesystem::create_directories(dir + "/row_set");
+  WriteRowSets(dir + "/static_model", dir + "/row_set");
   return failed ? 1 : 0;
 }

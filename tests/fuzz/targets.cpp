@@ -1,6 +1,7 @@
 #include "tests/fuzz/targets.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -142,6 +143,29 @@ void StaticTable(const uint8_t* data, size_t size) {
   });
 }
 
+// A block of a model's rows fetched over the network (or a pack's rows
+// section): added to a model of the shape its header names (bounded, so the
+// fuzzer explores parsing, not allocation), then embedded from and written
+// back; what it added must round-trip bit for bit.
+constexpr uint32_t kMaxFuzzVocab = 4096, kMaxFuzzDims = 512;
+void RowSet(const uint8_t* data, size_t size) {
+  const std::string_view bytes = Text(data, size);
+  uint32_t vocab = 8, dims = 4;
+  if (size >= 16) std::memcpy(&vocab, data + 8, 4), std::memcpy(&dims, data + 12, 4);
+  if (vocab == 0 || vocab > kMaxFuzzVocab || dims == 0 || dims > kMaxFuzzDims) vocab = 8, dims = 4;
+  auto model = StaticModel::Sparse(vocab, dims);
+  Expecting([&] { model->AddRows(bytes); });
+  std::vector<int32_t> held;
+  for (size_t id = 0; id < model->vocab(); ++id) if (model->Has(id)) held.push_back(static_cast<int32_t>(id));
+  if (held.empty()) return;
+  std::vector<float> out(model->dims());
+  Expecting([&] { model->Embed(held.data(), held.size(), out.data()); });
+  const std::vector<uint8_t> again = model->RowSet(held);
+  auto copy = StaticModel::Sparse(vocab, dims);
+  copy->AddRows(std::string_view(reinterpret_cast<const char*>(again.data()), again.size()));
+  if (copy->RowSet(held) != again) std::abort();  // what was added is not what is written back
+}
+
 void TokenizerModel(const uint8_t* data, size_t size) {
   Expecting([&] {
     auto tok = Tokenizer::FromBytes(Text(data, size));
@@ -241,6 +265,7 @@ const Target kTargets[] = {
     {"pack", Pack},        {"static_model", StaticTable}, {"tokenizer_model", TokenizerModel},
     {"persona", PersonaFile}, {"chunker", Chunker},       {"words", Words},
     {"calibration", Calibration}, {"answer", Answering},   {"lexicon", LexiconTable},
+    {"row_set", RowSet},
 };
 const size_t kTargetCount = sizeof(kTargets) / sizeof(kTargets[0]);
 

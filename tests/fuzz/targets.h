@@ -17,7 +17,7 @@ struct Target {
   void (*run)(const uint8_t* data, size_t size);
 };
 
-// pack, static_model, tokenizer_model, persona, chunker, words, calibration, answer.
+// pack, static_model, tokenizer_model, persona, chunker, words, calibration, answer, lexicon, row_set.
 extern const Target kTargets[];
 extern const size_t kTargetCount;
 

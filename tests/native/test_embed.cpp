@@ -131,3 +131,101 @@ TEST_CASE("an int8 table is scored from its codes: rows, dot products and embedd
   bad.replace(20, 4, reinterpret_cast<const char*>(&inf), 4);
   CHECK_THROWS_AS(StaticModel::FromBytes(bad), Error);
 }
+
+namespace {
+
+// 3 pieces x 4 dims, int8: the table of the test above.
+std::string TinyInt8Table() {
+  std::string bytes("VSTM", 4);
+  for (uint32_t v : {1u, 3u, 4u, 1u}) bytes.append(reinterpret_cast<const char*>(&v), 4);
+  const float scales[] = {0.5f, 0.25f, 2.f};
+  const int8_t codes[3][4] = {{1, -2, 3, 0}, {4, 4, -4, 1}, {0, 1, 0, -1}};
+  for (int r = 0; r < 3; ++r) {
+    bytes.append(reinterpret_cast<const char*>(&scales[r]), 4);
+    bytes.append(reinterpret_cast<const char*>(codes[r]), 4);
+  }
+  return bytes;
+}
+
+std::string_view View(const std::vector<uint8_t>& b) { return {reinterpret_cast<const char*>(b.data()), b.size()}; }
+
+}  // namespace
+
+TEST_CASE("a model loaded row by row embeds as the whole table does, and names the rows it lacks", "[embed]") {
+  auto full = StaticModel::FromBytes(TinyInt8Table());
+  auto sparse = StaticModel::Sparse(3, 4);
+  const int32_t ids[] = {0, 2, 0};
+  std::vector<float> want(4), got(4);
+  full->Embed(ids, 3, want.data());
+  // Nothing held: the error names the rows, never a zero vector.
+  try {
+    sparse->Embed(ids, 3, got.data());
+    FAIL("embedded without its rows");
+  } catch (const MissingRows& e) {
+    CHECK(e.ids() == std::vector<int32_t>{0, 2});
+    CHECK(e.code() == ErrorCode::kMissingRows);
+  }
+  const std::vector<uint8_t> set = full->RowSet({0, 2});
+  CHECK(StaticModel::CheckRowSet(View(set)) == 2);
+  sparse->AddRows(View(set));
+  CHECK((sparse->Has(0) && sparse->Has(2) && !sparse->Has(1)));
+  CHECK(sparse->held() == 2);
+  sparse->Embed(ids, 3, got.data());
+  CHECK(got == want);
+  CHECK(sparse->Norm(2) == full->Norm(2));
+  const int32_t one[] = {1};
+  CHECK_THROWS_AS(sparse->Embed(one, 1, got.data()), MissingRows);
+  CHECK(full->RowSet({}).size() == 4 + 6 * 4 + 4);
+  CHECK_THROWS_AS(full->RowSet({2, 0}), Error);   // not sorted
+  CHECK_THROWS_AS(sparse->RowSet({1}), Error);    // not held
+  sparse->AddRows(View(set));  // again: nothing changes
+  CHECK(sparse->held() == 2);
+}
+
+TEST_CASE("a damaged or foreign row set adds nothing", "[embed]") {
+  auto full = StaticModel::FromBytes(TinyInt8Table());
+  const std::vector<uint8_t> set = full->RowSet({1});
+  auto refused = [&](std::vector<uint8_t> bytes, ErrorCode code) {
+    auto sparse = StaticModel::Sparse(3, 4);
+    try {
+      sparse->AddRows(View(bytes));
+      FAIL("row set accepted");
+    } catch (const Error& e) {
+      CHECK(e.code() == code);
+    }
+    CHECK(sparse->held() == 0);
+  };
+  std::vector<uint8_t> flipped = set;
+  flipped.at(flipped.size() - 6) ^= 1;  // a code: the checksum no longer matches
+  refused(flipped, ErrorCode::kCorruptData);
+  refused(std::vector<uint8_t>(set.begin(), set.end() - 1), ErrorCode::kCorruptData);
+  // A set of another table (a model rebuilt since): its id differs.
+  std::string other = TinyInt8Table();
+  other[24] ^= 1;
+  auto rebuilt = StaticModel::FromBytes(other);
+  auto mixed = StaticModel::Sparse(3, 4);
+  mixed->AddRows(View(set));
+  const std::vector<uint8_t> foreign = rebuilt->RowSet({0});
+  CHECK_THROWS_AS(mixed->AddRows(View(foreign)), Error);
+  CHECK(mixed->held() == 1);
+  // Another shape.
+  auto wider = StaticModel::Sparse(3, 8);
+  CHECK_THROWS_AS(wider->AddRows(View(set)), Error);
+  CHECK_THROWS_AS(StaticModel::Sparse(0, 4), Error);
+}
+
+TEST_CASE("a model loaded row by row takes the whole table when most rows are wanted", "[embed]") {
+  const std::string table = TinyInt8Table();
+  auto full = StaticModel::FromBytes(table);
+  auto sparse = StaticModel::Sparse(3, 4);
+  sparse->AddRows(View(full->RowSet({1})));
+  sparse->AddTable(table);
+  CHECK(sparse->held() == 3);
+  CHECK(sparse->table_id() == full->table_id());
+  std::string other = table;
+  other[24] ^= 1;
+  auto mixed = StaticModel::Sparse(3, 4);
+  mixed->AddRows(View(full->RowSet({1})));
+  CHECK_THROWS_AS(mixed->AddTable(other), Error);
+  CHECK(mixed->held() == 1);
+}

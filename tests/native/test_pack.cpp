@@ -5,6 +5,9 @@
 #include <tuple>
 
 #include "core/collection/pack.h"
+#include "core/embed/static_model.h"
+#include "core/search/piece_match.h"
+#include "core/tokenizer/tokenizer.h"
 #include "core/util/checksum.h"
 #include "core/util/error.h"
 #include "fake_embedder.h"
@@ -333,4 +336,69 @@ TEST_CASE("HNSW parameters are checked on every path: a graph built at load, a c
   CHECK_THROWS_AS(index.set_ef_search(kMaxHnswEf + 1), Error);
   index.set_ef_search(kMaxHnswEf);
   CHECK(index.params().ef_search == kMaxHnswEf);
+}
+
+TEST_CASE("a pack carries the model rows its passages use: searched with only them, it ranks as with the whole table", "[pack]") {
+  const std::string dir = std::string(VESPER_MODELS_DIR) + "/default/";
+  SpecialTokenPolicy policy;
+  policy.add_bos = policy.add_eos = false;
+  std::shared_ptr<const Tokenizer> tok = Tokenizer::FromBytes(test::ReadFile(dir + "tokenizer.model"), policy);
+  std::shared_ptr<StaticModel> full = StaticModel::FromBytes(test::ReadFile(dir + "model.vtab"));
+  auto embed = [&](const StaticModel& m, const std::string& text) {
+    std::vector<int32_t> ids = tok->Encode(text).ids;
+    std::vector<float> v(m.dims());
+    m.Embed(ids.data(), ids.size(), v.data());
+    return v;
+  };
+  ModelInfo info;
+  info.id = "vesper-default";
+  info.dims = static_cast<uint32_t>(full->dims());
+  Collection db("kb", info);
+  db.EnablePieceMatch(std::make_shared<PieceMatcher>(full), tok);
+  const auto seed = test::Seeds()[0];
+  std::vector<Chunk> chunks = ChunkDocument(seed.name, seed.text);
+  chunks.resize(std::min<size_t>(chunks.size(), 12));
+  std::vector<float> vectors;
+  for (const Chunk& c : chunks) {
+    auto v = embed(*full, c.text);
+    vectors.insert(vectors.end(), v.begin(), v.end());
+  }
+  db.Add(chunks, vectors.data(), chunks.size());
+  const Bytes pack = SavePack({&db});
+  const PackInfo pi = InspectPack(pack.data(), pack.size());
+  CHECK(std::any_of(pi.sections.begin(), pi.sections.end(), [](const PackSectionInfo& s) { return s.kind == "rows"; }));
+
+  // A page's model: no rows but the pack's.
+  std::vector<Collection> loaded = LoadPack(pack.data(), pack.size(), &info);
+  std::shared_ptr<StaticModel> sparse = StaticModel::Sparse(static_cast<uint32_t>(full->vocab()), static_cast<uint32_t>(full->dims()));
+  const std::vector<uint8_t> rows = loaded[0].TakeStoredRows();
+  sparse->AddRows(std::string_view(reinterpret_cast<const char*>(rows.data()), rows.size()));
+  CHECK(sparse->held() < full->vocab() / 4);
+  loaded[0].EnablePieceMatch(std::make_shared<PieceMatcher>(sparse), tok);
+  auto same = [&](const std::string& q) {
+    SearchOptions o;
+    auto want = db.Search(q, embed(*full, q).data(), full->dims(), o);
+    auto got = loaded[0].Search(q, embed(*sparse, q).data(), full->dims(), o);
+    REQUIRE(got.size() == want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      CHECK(got[i].label == want[i].label);
+      CHECK(got[i].fused == want[i].fused);
+    }
+  };
+  // A query made of the passages' own words needs nothing more.
+  same(chunks[3].text.substr(0, 60));
+  // One with pieces the passages never use asks for exactly those rows.
+  const std::string q = "zymurgy and quokkas in Reykjavík";
+  std::vector<int32_t> ids = tok->Encode(q).ids;
+  std::vector<float> v(full->dims());
+  std::vector<uint8_t> more;
+  try {
+    sparse->Embed(ids.data(), ids.size(), v.data());
+    FAIL("embedded without its rows");
+  } catch (const MissingRows& e) {
+    more = full->RowSet(e.ids());
+  }
+  REQUIRE(!more.empty());
+  sparse->AddRows(std::string_view(reinterpret_cast<const char*>(more.data()), more.size()));
+  same(q);
 }

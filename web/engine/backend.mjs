@@ -98,6 +98,8 @@ export function failover(primary, fallback, onSwitch) {
     info: primary.info,
     manifest: primary.manifest,
     pieceModel: primary.pieceModel,
+    withRows: primary.withRows,
+    rowStats: primary.rowStats,
     lexicon: fallback.lexicon,  // the one that outlives a failover
     get backend() {
       return current.backend;

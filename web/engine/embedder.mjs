@@ -8,6 +8,7 @@
 //   const { vectors, warnings } = await e.embed(['text'], { kind: 'document', onProgress });
 import { VesperError } from './errors.mjs';
 import { validateManifest } from './manifest.mjs';
+import { rowSource } from './rows.mjs';
 import { convertTokenizerJson } from './tokenizer-convert.mjs';
 
 // Search thresholds when nothing else says: a model's manifest carries its
@@ -80,9 +81,14 @@ export async function createEmbedder({
   dims = null,
   resolvePath = null,
   useStaticCore = true,
+  rowsOnDemand = true,
 }) {
   validateManifest(manifest, `model ${typeof manifest?.id === 'string' ? manifest.id : ''}`.trim());
-  readFile = prefetching(readFile, [manifest.tokenizer.file, manifest.kind === 'static' && useStaticCore ? manifest.static.file : null, manifest.lexicon?.file]);
+  const runsStatic = manifest.kind === 'static' && useStaticCore;
+  // A site that serves the table in blocks (web/engine/rows.mjs) lets a page
+  // fetch only the rows its packs and queries use.
+  const blocks = runsStatic && rowsOnDemand ? manifest.static.blocks ?? null : null;
+  readFile = prefetching(readFile, [manifest.tokenizer.file, runsStatic && !blocks ? manifest.static.file : null, manifest.lexicon?.file]);
   variantName ??= manifest.defaultVariant;
   dims ??= manifest.dims;
   const supported = manifest.matryoshkaDims ?? [manifest.dims];
@@ -92,9 +98,14 @@ export async function createEmbedder({
   const tokenizer = await loadTokenizer(core, manifest, readFile);
   const variant = manifest.variants?.[variantName];
   let runStatic = null;
+  let rows = null;
   let session = null;
   let backend;
-  if (manifest.kind === 'static' && useStaticCore) {
+  if (blocks) {
+    runStatic = core.sparseStaticModel(tokenizer.vocabSize, manifest.dims);
+    rows = rowSource({ model: runStatic, readFile, blocks, tableFile: manifest.static.file });
+    backend = 'vesper-core';
+  } else if (runsStatic) {
     const model = core.staticModel(await readFile(manifest.static.file));
     if (model.dims !== manifest.dims) throw new EmbedError('corrupt_data', `${manifest.static.file} has ${model.dims} dims, manifest says ${manifest.dims}`);
     runStatic = model;
@@ -167,12 +178,18 @@ export async function createEmbedder({
     // The static model's table, for token-level reranking (null for ONNX models).
     pieceModel: runStatic,
     lexicon,
+    // Runs fn (a core call that may need model rows: it throws
+    // 'missing_rows' before changing anything) until the rows it needs are
+    // loaded; just fn where the whole table is. rowStats: what was fetched.
+    withRows: rows ? (fn) => rows.withRows(fn) : async (fn) => fn(),
+    rowStats: rows?.stats ?? null,
     // kind: 'query' | 'document'; titles: per text (documents). Resolves to
     // { vectors: Float32Array(n * dims), dims, warnings, tokens, timings }.
     async embed(texts, { kind = 'document', titles = null, batchSize = 8, onProgress = null } = {}) {
       if (!Array.isArray(texts) || texts.length === 0) throw new EmbedError('empty_input', 'nothing to embed');
       const t0 = performance.now();
       const { encoded, warnings } = prepare(texts, kind, titles);
+      if (rows) await rows.ensure(encoded.flatMap((e) => Array.from(e.ids.subarray(0, e.length))));
       const t1 = performance.now();
       const vectors = new Float32Array(texts.length * dims);
       // Similar lengths batch together, so padding wastes little.

@@ -82,7 +82,7 @@ export function metaTextOf(persona) {
 export function calibrate(db, embedder) {
   const manifest = embedder?.manifest;
   if (!db.model || !manifest) return db;
-  if (embedder.pieceModel) db.enablePieceMatch(embedder.tokenizer, embedder.pieceModel);
+  if (embedder.pieceModel) enablePieceMatch(db, embedder);
   if (embedder.lexicon) db.enableLexicon(embedder.lexicon);
   if (manifest.answerability) {
     db.setAnswerability(manifest.answerability);
@@ -94,6 +94,19 @@ export function calibrate(db, embedder) {
     });
   }
   return db;
+}
+
+// A pack that does not carry the model rows its passages use, with a model
+// loaded row by row: they are fetched in the background, and db.ready (which
+// search and ask wait for) settles when piece matching is on.
+function enablePieceMatch(db, embedder) {
+  try {
+    db.enablePieceMatch(embedder.tokenizer, embedder.pieceModel);
+  } catch (err) {
+    if (err?.code !== 'missing_rows') throw err;
+    db.ready = embedder.withRows(() => db.enablePieceMatch(embedder.tokenizer, embedder.pieceModel));
+    db.ready.catch(() => {});  // reported by the search that waits for it
+  }
 }
 
 const cancelled = () => new VesperError('cancelled', 'storing was cancelled');
@@ -113,7 +126,9 @@ export async function addChunks(db, chunks, embedder, { batch = 16, onProgress =
       for (const w of out.warnings) warnings.push({ ...w, chunk: part[w.index] });
       vectors = out.vectors;
     }
-    added += db.add(part, vectors);
+    // Piece matching may need rows of the model the embedding did not (the
+    // heading trail is tokenised apart): fetched, then added.
+    added += embedder?.withRows ? await embedder.withRows(() => db.add(part, vectors)) : db.add(part, vectors);
     onProgress?.({ done: Math.min(i + batch, chunks.length), total: chunks.length });
     if (yieldEvery) await new Promise((r) => setTimeout(r, 0));
   }

@@ -10,6 +10,7 @@
 // files' bytes); this checks the shape.
 
 const KINDS = ['onnx', 'static'];
+const MAX_BLOCK_ROWS = 1 << 16;
 const POOLINGS = ['mean', 'cls', 'last'];
 // Tokens per input: EmbeddingGemma takes 2048; nothing in this field takes a
 // million, and a larger claim would size buffers from a typo.
@@ -126,6 +127,12 @@ export function validateManifest(m, source = 'manifest') {
   if (m.kind === 'static') {
     c.object(m.static, 'static');
     c.string(m.static.file, 'static.file');
+    // The table also served in blocks of rows (web/engine/rows.mjs).
+    if (m.static.blocks !== undefined) {
+      c.object(m.static.blocks, 'static.blocks');
+      c.string(m.static.blocks.dir, 'static.blocks.dir');
+      c.count(m.static.blocks.rows, 'static.blocks.rows', MAX_BLOCK_ROWS);
+    }
   }
   // A static model may also ship the same model as a graph for ONNX Runtime.
   if (m.kind === 'onnx' || m.variants !== undefined) checkGraph(c, m);
