@@ -33,9 +33,9 @@ export function buildSite(out = join(repoRoot, 'build/site')) {
     if (existsSync(src) && existsSync(store)) cpSync(store, join(models, m), { recursive: true, filter: (p) => !p.endsWith('.part') });
   }
   const config = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8'));
-  // The page's static model also in blocks of rows, fetched as queries need them.
+  // The page's static model's table and lexicon also in parts, fetched as queries need them.
   if (config.model && isStatic(join(out, config.model))) {
-    execFileSync(process.execPath, [join(repoRoot, 'tools/models/row-blocks.mjs'), join(out, config.model)], { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(process.execPath, [join(repoRoot, 'tools/models/on-demand.mjs'), join(out, config.model)], { stdio: ['ignore', 'ignore', 'inherit'] });
   }
   // The default knowledge base, prebuilt with the page's model, so the first
   // visit only has to embed the query.
@@ -55,8 +55,9 @@ const isStatic = (dir) => JSON.parse(readFileSync(join(dir, 'manifest.json'), 'u
 
 // The files of a model the page loads: a static model runs its table in the
 // core, so its ONNX twin (for other runtimes) is not fetched. One served in
-// blocks is not fetched whole at load (`offline`: the service worker still
-// keeps the whole table, which a page offline reads where a block is not cached).
+// parts (its table in blocks, its lexicon in shards) is not fetched whole at
+// load (`offline`: the service worker still keeps the whole files, which a
+// page offline reads where a part is not cached).
 function pageModelFiles(out, config, { offline = false } = {}) {
   if (!config.model) return [];
   const dir = config.model.replace(/\/?$/, '/');
@@ -65,7 +66,7 @@ function pageModelFiles(out, config, { offline = false } = {}) {
   const files = [`${dir}manifest.json`, `${dir}${manifest.tokenizer.file}`];
   if (manifest.kind !== 'static') files.push(...manifest.variants[manifest.defaultVariant].files.map((f) => `${dir}${f.path}`));
   else if (offline || !manifest.static.blocks) files.push(`${dir}${manifest.static.file}`);
-  if (manifest.lexicon) files.push(`${dir}${manifest.lexicon.file}`);
+  if (manifest.lexicon && (offline || !manifest.lexicon.shards)) files.push(`${dir}${manifest.lexicon.file}`);
   return files;
 }
 

@@ -49,6 +49,13 @@ template <typename F>
 auto Guard(F&& f) -> decltype(f()) {
   try {
     return f();
+  } catch (const MissingShards& e) {
+    val err = val::global("Error").new_(std::string(e.what()));
+    err.set("code", std::string(ErrorCodeName(e.code())));
+    val names = val::array();
+    for (const std::string& name : e.names()) names.call<void>("push", name);
+    err.set("shards", names);
+    err.throw_();
   } catch (const MissingRows& e) {
     // The ids travel with the error: the engine fetches those rows and repeats the call.
     val err = val::global("Error").new_(std::string(e.what()));
@@ -724,6 +731,44 @@ class JsLexicon {
       return l;
     });
   }
+  // A lexicon served in shards: { count, languages, maxWords, maxHan }.
+  static JsLexicon* Sharded(val shape) {
+    return Guard([&] {
+      auto lexicon = Lexicon::Sharded(Count(shape, "count", 0, kMaxLexiconShards), Strings(shape, "languages", 64),
+                                      Count(shape, "maxWords", 0, kMaxKeyWords), Count(shape, "maxHan", 0, kMaxKeyHan));
+      auto* l = new JsLexicon();
+      l->l_ = std::move(lexicon);
+      return l;
+    });
+  }
+  // The TSV in stagingBytes(n) cut into `count` shards per language:
+  // { languages, maxWords, maxHan, files: [{ name, text }] }.
+  static val SplitStaged(size_t n, double count) {
+    return Guard([&] {
+      if (!(count >= 1 && count <= kMaxLexiconShards)) throw Error(ErrorCode::kInvalidArgument, "a lexicon is cut into 1 to 4096 shards per language");
+      Lexicon::Shards shards = Lexicon::Split(StagedBytes(n, "lexicon"), static_cast<size_t>(count));
+      val out = val::object();
+      out.set("languages", ArrayOf(shards.languages));
+      out.set("maxWords", shards.max_words);
+      out.set("maxHan", shards.max_han);
+      val files = val::array();
+      for (size_t i = 0; i < shards.files.size(); ++i) {
+        val f = val::object();
+        f.set("name", shards.files[i].first);
+        f.set("text", shards.files[i].second);
+        files.set(i, f);
+      }
+      out.set("files", files);
+      return out;
+    });
+  }
+  // A shard's TSV in stagingBytes(n).
+  void AddShardStaged(const std::string& name, size_t n) {
+    Guard([&] { l_->AddShard(name, StagedBytes(n, "lexicon shard")); });
+  }
+  void AddTableStaged(size_t n) {
+    Guard([&] { l_->AddTable(StagedBytes(n, "lexicon")); });
+  }
   size_t Entries() const { return l_->entries(); }
   // The query's translation groups (for tests and the demo's diagnostics).
   val Translate(const std::string& text, const std::string& from, const std::string& to) const {
@@ -733,10 +778,10 @@ class JsLexicon {
       return out;
     });
   }
-  const std::shared_ptr<const Lexicon>& shared() const { return l_; }
+  std::shared_ptr<const Lexicon> shared() const { return l_; }
 
  private:
-  std::shared_ptr<const Lexicon> l_;
+  std::shared_ptr<Lexicon> l_;
 };
 
 void JsCollection::EnableLexicon(const JsLexicon& lexicon) {
@@ -919,6 +964,10 @@ EMSCRIPTEN_BINDINGS(vesper) {
 
   class_<JsLexicon>("Lexicon")
       .class_function("fromStaged", &JsLexicon::FromStaged, allow_raw_pointers())
+      .class_function("sharded", &JsLexicon::Sharded, allow_raw_pointers())
+      .class_function("splitStaged", &JsLexicon::SplitStaged)
+      .function("addShardStaged", &JsLexicon::AddShardStaged)
+      .function("addTableStaged", &JsLexicon::AddTableStaged)
       .function("entries", &JsLexicon::Entries)
       .function("translate", &JsLexicon::Translate);
 

@@ -162,7 +162,24 @@ class Core {
   // core/lexical/lexicon.h); collection.enableLexicon() lets BM25 match a
   // query's translation.
   lexicon(bytes) {
-    const raw = this.m.Lexicon.fromStaged(this.#stageBytes(bytes));
+    return this.#wrapLexicon(this.m.Lexicon.fromStaged(this.#stageBytes(bytes)));
+  }
+
+  // The same lexicon served in shards ({ count, languages, maxWords, maxHan }):
+  // a translation that needs a shard not added yet throws an error with code
+  // 'missing_lexicon' and `shards` (their names).
+  shardedLexicon(shape) {
+    return this.#wrapLexicon(this.m.Lexicon.sharded(shape));
+  }
+
+  // A lexicon's TSV cut into `count` shards per language:
+  // { languages, maxWords, maxHan, files: [{ name, text }] }.
+  splitLexicon(bytes, count) {
+    return this.m.Lexicon.splitStaged(this.#stageBytes(bytes), count);
+  }
+
+  #wrapLexicon(raw) {
+    const core = this;
     return {
       // Counting reads every direction of the table (loading keeps them as text until used).
       get entries() {
@@ -171,6 +188,12 @@ class Core {
       raw,
       translate(text, from, to) {
         return raw.translate(text, from, to);
+      },
+      addShard(name, bytes) {
+        raw.addShardStaged(name, core.#stageBytes(bytes));
+      },
+      addTable(bytes) {
+        raw.addTableStaged(core.#stageBytes(bytes));
       },
       dispose() {
         raw.delete();

@@ -75,7 +75,7 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
   // useModel() changed the model answers lexically).
   const sameModel = (db) => Boolean(db.model && embedder && db.model.id === embedder.info.id && db.model.dims === embedder.info.dims);
   const queryVector = (text) => embedder.embed([text], { kind: 'query' });
-  // A core call that may need model rows not loaded yet (web/engine/rows.mjs).
+  // A core call that may need parts of the model's tables not loaded yet (web/engine/on-demand.mjs).
   const withRows = (fn) => (embedder?.withRows ? embedder.withRows(fn) : fn());
   const collections = new Map();
   // The loaded model as loadModel chose it (its backend may change later).

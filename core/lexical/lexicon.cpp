@@ -106,7 +106,7 @@ std::vector<std::string> LemmaCandidates(const std::string& word, const std::str
 
 }  // namespace
 
-std::shared_ptr<const Lexicon> Lexicon::FromTsv(std::string_view bytes) {
+std::shared_ptr<Lexicon> Lexicon::FromTsv(std::string_view bytes) {
   if (bytes.size() > kMaxLexiconBytes) {
     throw Error(ErrorCode::kCorruptData, "lexicon is " + std::to_string(bytes.size()) + " bytes, more than the " +
                                              std::to_string(kMaxLexiconBytes) + " accepted");
@@ -128,9 +128,8 @@ std::shared_ptr<const Lexicon> Lexicon::FromTsv(std::string_view bytes) {
   return lexicon;
 }
 
-// What loading a line could fail on, checked now; a function word is taken
-// now, a translation kept for its direction (LoadDirection).
-void Lexicon::CheckLine(std::string_view line, size_t line_no) {
+// A line's fields, once its form is checked.
+std::vector<std::string_view> Lexicon::ValidLine(std::string_view line, size_t line_no) {
   auto fail = [&](const std::string& why) {
     throw Error(ErrorCode::kCorruptData, "lexicon line " + std::to_string(line_no) + ": " + why);
   };
@@ -139,11 +138,19 @@ void Lexicon::CheckLine(std::string_view line, size_t line_no) {
   if (!stop && f.size() != 4) fail("expected FROM, WORD, TO, TRANSLATIONS (or FROM, WORD, -) separated by tabs");
   if (!ValidLanguage(f[0]) || (!stop && !ValidLanguage(f[2]))) fail("a language is a short lower-case code (en, pt, zh)");
   if (f[1].empty()) fail("empty word");
-  languages_.insert(std::string(f[0]));
-  if (stop) return AddLine(line);
-  for (std::string_view t : SplitOn(f[3], '|')) {
+  for (std::string_view t : stop ? std::vector<std::string_view>() : SplitOn(f[3], '|')) {
     if (t.empty()) fail("empty translation");
   }
+  return f;
+}
+
+// What loading a line could fail on, checked now; a function word is taken
+// now, a translation kept for its direction (LoadDirection).
+void Lexicon::CheckLine(std::string_view line, size_t line_no) {
+  std::vector<std::string_view> f = ValidLine(line, line_no);
+  const bool stop = f.size() == 3;
+  languages_.insert(std::string(f[0]));
+  if (stop) return AddLine(line);
   languages_.insert(std::string(f[2]));
   // Bounds of the phrase lookup, from the word as written (its key, built
   // later, has at most as many words; a longer one is never a key).
@@ -177,15 +184,20 @@ size_t Lexicon::entries() const {
   return entries_;
 }
 
+// Keys the search could never meet (punctuation only, too long) are empty.
+std::string Lexicon::KeyOf(std::string_view word) {
+  size_t han = 0, words = 0;
+  std::string key = AllHan(word, han) ? std::string(word) : LatinKey(word, words);
+  return han > kMaxKeyHan || words > kMaxKeyWords ? std::string() : key;
+}
+
 // A line CheckLine accepted, into the maps.
 void Lexicon::AddLine(std::string_view line) const {
   std::vector<std::string_view> f = SplitOn(line, '\t');
   const bool stop = f.size() == 3;
   std::string from(f[0]);
-  size_t han = 0, words = 0;
-  std::string key = AllHan(f[1], han) ? std::string(f[1]) : LatinKey(f[1], words);
-  // Keys the search could never meet (punctuation only, too long) are skipped.
-  if (key.empty() || han > kMaxKeyHan || words > kMaxKeyWords) return;
+  const std::string key = KeyOf(f[1]);
+  if (key.empty()) return;
   ++entries_;
   if (stop) {
     stop_.insert(from + '\t' + key);
@@ -198,19 +210,21 @@ void Lexicon::AddLine(std::string_view line) const {
 }
 
 const std::vector<std::string>* Lexicon::Find(const std::string& from, const std::string& to, const std::string& key) const {
+  if (!Loaded(from, key)) return nullptr;
   LoadDirection(from + '\t' + to);
   auto it = map_.find(from + '\t' + to + '\t' + key);
   return it == map_.end() ? nullptr : &it->second;
 }
 
 bool Lexicon::IsStop(const std::string& from, const std::string& key) const {
-  return stop_.count(from + '\t' + key) > 0;
+  return Loaded(from, key) && stop_.count(from + '\t' + key) > 0;
 }
 
 std::vector<TermGroup> Lexicon::Translate(std::string_view query, const std::string& from, const std::string& to) const {
   std::vector<TermGroup> out;
   if (from == to || !Knows(from) || !Knows(to) || utf8::FindInvalid(query) != std::string_view::npos) return out;
   size_t translated = 0;
+  wanted_.clear();
   // Han runs and the text between them are translated each their own way.
   for (size_t i = 0; i < query.size();) {
     size_t end = i;
@@ -224,6 +238,12 @@ std::vector<TermGroup> Lexicon::Translate(std::string_view query, const std::str
     if (han) TranslateHan(part, from, to, out, translated);
     else TranslateWords(part, from, to, out, translated);
     i = end;
+  }
+  if (!wanted_.empty()) {
+    std::vector<std::string> names(wanted_.begin(), wanted_.end());
+    std::sort(names.begin(), names.end());
+    wanted_.clear();
+    throw MissingShards(std::move(names));
   }
   if (!translated) out.clear();
   return out;

@@ -27,7 +27,30 @@ class Lexicon {
  public:
   // Throws kCorruptData naming the line for a malformed table, kInvalidUtf8
   // for bytes that are not UTF-8; limits: kMaxLexiconBytes, kMaxTranslations.
-  static std::shared_ptr<const Lexicon> FromTsv(std::string_view bytes);
+  static std::shared_ptr<Lexicon> FromTsv(std::string_view bytes);
+
+  // Shards (lexicon_shards.cpp): the table cut by source language and the
+  // first word of each key (a Chinese key's first character), so a page
+  // fetches the few shards a query's words fall in, not the whole table.
+  struct Shards {
+    std::vector<std::string> languages;
+    size_t max_words = 1, max_han = 1;
+    std::vector<std::pair<std::string, std::string>> files;  // name ("en-17"), its TSV lines
+  };
+  static Shards Split(std::string_view tsv, size_t count);
+  // A lexicon that holds nothing until its shards are added. A translation
+  // that looks a word up in a shard not loaded finishes, then throws
+  // MissingShards naming every shard it needed: the caller fetches them and
+  // repeats the call.
+  static std::shared_ptr<Lexicon> Sharded(size_t count, const std::vector<std::string>& languages, size_t max_words,
+                                          size_t max_han);
+  // Checks every line (its form, and that it belongs to the shard) before
+  // keeping any; kCorruptData otherwise.
+  void AddShard(std::string_view name, std::string_view tsv);
+  // The whole table into a sharded lexicon (where most shards are wanted,
+  // or one could not be fetched).
+  void AddTable(std::string_view tsv);
+  static std::string ShardName(std::string_view from, size_t index) { return std::string(from) + "-" + std::to_string(index); }
 
   // The query (in language `from`) as groups of translations into `to`;
   // empty when nothing translates (then the query says nothing across
@@ -44,6 +67,11 @@ class Lexicon {
   // building every key up front was most of a cold load's lexicon time.
   // Not thread-safe: a query may finish loading a direction.
   void CheckLine(std::string_view line, size_t line_no);
+  static std::vector<std::string_view> ValidLine(std::string_view line, size_t line_no);
+  // The key a table word is looked up by; empty when no query could meet it.
+  static std::string KeyOf(std::string_view word);
+  static size_t ShardOf(std::string_view from, std::string_view key, size_t count);
+  bool Loaded(const std::string& from, const std::string& key) const;
   void LoadDirection(const std::string& direction) const;
   void AddLine(std::string_view line) const;
   const std::vector<std::string>* Find(const std::string& from, const std::string& to, const std::string& key) const;
@@ -65,7 +93,13 @@ class Lexicon {
   size_t max_words_ = 1;  // longest key, in words (en, pt): an upper bound
   size_t max_han_ = 1;    // longest key, in Han characters (zh)
   mutable size_t entries_ = 0;
+  size_t shard_count_ = 0;                      // 0: the whole table was loaded
+  std::unordered_set<std::string> loaded_;      // shards held
+  mutable std::unordered_set<std::string> wanted_;  // shards a translation looked in, not held
 };
+
+// Most shards a lexicon may be cut into per language.
+inline constexpr size_t kMaxLexiconShards = 4096;
 
 // Largest table accepted (the shipped one is a few MB).
 inline constexpr size_t kMaxLexiconBytes = 64u << 20;

@@ -7,6 +7,10 @@ MissingRows::MissingRows(std::vector<int32_t> ids)
                                          " pieces are not loaded yet"),
       ids_(std::move(ids)) {}
 
+MissingShards::MissingShards(std::vector<std::string> names)
+    : Error(ErrorCode::kMissingLexicon, "the lexicon's shards for " + std::to_string(names.size()) + " words are not loaded yet"),
+      names_(std::move(names)) {}
+
 const char* ErrorCodeName(ErrorCode code) {
   switch (code) {
     case ErrorCode::kInvalidArgument: return "invalid_argument";
@@ -18,6 +22,7 @@ const char* ErrorCodeName(ErrorCode code) {
     case ErrorCode::kUnsupported: return "unsupported";
     case ErrorCode::kInternal: return "internal";
     case ErrorCode::kMissingRows: return "missing_rows";
+    case ErrorCode::kMissingLexicon: return "missing_lexicon";
   }
   return "unknown";
 }

@@ -18,6 +18,7 @@ enum class ErrorCode {
   kUnsupported,      // a version or feature this build does not handle
   kInternal,         // a dependency failed in a way we did not anticipate
   kMissingRows,      // a model loaded row by row lacks rows this text needs (MissingRows)
+  kMissingLexicon,   // a lexicon loaded shard by shard lacks shards this text needs (MissingShards)
 };
 
 class Error : public std::runtime_error {
@@ -40,6 +41,17 @@ class MissingRows : public Error {
 
  private:
   std::vector<int32_t> ids_;  // sorted, distinct
+};
+
+// The same for a lexicon loaded shard by shard (Lexicon::Sharded): the
+// shards' names ("en-17"), sorted.
+class MissingShards : public Error {
+ public:
+  explicit MissingShards(std::vector<std::string> names);
+  const std::vector<std::string>& names() const { return names_; }
+
+ private:
+  std::vector<std::string> names_;
 };
 
 const char* ErrorCodeName(ErrorCode code);

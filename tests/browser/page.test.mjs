@@ -71,14 +71,15 @@ test('first visit: the default model and pack are loaded and searchable; the thr
   assert.match(await page.textContent('#timings'), /tokenize .* ms · embed .* ms · search .* ms/);
   // The head's preload hints (tools/site.mjs) are what the engine reads: each
   // big file is fetched once, and asked for before the core had loaded. The
-  // model's table is not among them: the pack carries the rows its passages
-  // use, and a query fetches the blocks of its other pieces (web/engine/rows.mjs).
+  // model's table and lexicon are not among them: the pack carries the rows
+  // its passages use, and a query fetches the blocks of its other pieces and
+  // its words' lexicon shards (web/engine/on-demand.mjs).
   const fetched = await page.evaluate(() => performance.getEntriesByType('resource').map((r) => ({ path: new URL(r.name).pathname, start: r.startTime })));
   const core = fetched.find((f) => f.path.endsWith('/wasm/vesper_core.wasm'));
-  assert.equal(fetched.filter((f) => f.path.endsWith('/model.vtab')).length, 0, 'the whole table is not downloaded');
-  const blocks = fetched.filter((f) => f.path.endsWith('.vrow')).length;
-  assert.ok(blocks <= 8, `${blocks} blocks of rows fetched for one query`);
-  for (const file of ['lexicon.tsv', 'tokenizer.model', 'karpathy.pack']) {
+  for (const file of ['model.vtab', 'lexicon.tsv']) assert.equal(fetched.filter((f) => f.path.endsWith(`/${file}`)).length, 0, `${file} is not downloaded whole`);
+  const parts = fetched.filter((f) => /\.vrow$|\/lexicon\/.*\.tsv$/.test(f.path)).length;
+  assert.ok(parts <= 24, `${parts} parts of the model's tables fetched for one query`);
+  for (const file of ['tokenizer.model', 'karpathy.pack']) {
     const hits = fetched.filter((f) => f.path.endsWith(`/${file}`));
     assert.equal(hits.length, 1, `${file} fetched ${hits.length} times`);
     assert.ok(hits[0].start <= core.start + 50, `${file} asked for at ${hits[0].start} ms, the core at ${core.start} ms`);

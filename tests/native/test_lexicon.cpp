@@ -1,11 +1,14 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "core/collection/collection.h"
 #include "core/lexical/bm25.h"
 #include "core/lexical/lexicon.h"
 #include "core/persona/evidence.h"
 #include "core/util/error.h"
 #include "fake_embedder.h"
+#include "helpers.h"
 
 using namespace vesper;
 
@@ -178,4 +181,68 @@ TEST_CASE("a sentence in another language shares the question's words through th
   REQUIRE(n.words.size() == 1);
   CHECK(SharedEvidence(n, "A rede neural aprende.") == Approx(1.f));
   CHECK(SharedEvidence(n, "A rede aprende.") == Approx(0.5f));
+}
+
+namespace {
+
+// Translates with a lexicon loaded shard by shard, adding what each attempt
+// names from `shards`, as the engine does; returns the attempts it took.
+size_t TranslateSharded(Lexicon& lexicon, const Lexicon::Shards& shards, const std::string& text, const std::string& from,
+                        const std::string& to, std::vector<TermGroup>& out) {
+  for (size_t attempt = 1;; ++attempt) {
+    try {
+      out = lexicon.Translate(text, from, to);
+      return attempt;
+    } catch (const MissingShards& e) {
+      REQUIRE(attempt < 8);
+      for (const std::string& name : e.names()) {
+        auto it = std::find_if(shards.files.begin(), shards.files.end(), [&](const auto& f) { return f.first == name; });
+        REQUIRE(it != shards.files.end());
+        lexicon.AddShard(it->first, it->second);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("a lexicon loaded shard by shard translates as the whole table does", "[lexicon]") {
+  const std::string tsv = test::ReadFile(std::string(VESPER_MODELS_DIR) + "/default/lexicon.tsv");
+  const auto whole = Lexicon::FromTsv(tsv);
+  const Lexicon::Shards shards = Lexicon::Split(tsv, 128);
+  CHECK(shards.languages == std::vector<std::string>{"en", "pt", "zh"});
+  CHECK(shards.files.size() == 3 * 128);
+  auto sharded = Lexicon::Sharded(128, shards.languages, shards.max_words, shards.max_han);
+  size_t most = 0;
+  for (const auto& [text, from] : std::vector<std::pair<std::string, std::string>>{
+           {"Why did Tesla bet on cameras instead of LiDAR?", "en"}, {"O que é Software 2.0 e por que importa?", "pt"},
+           {"特斯拉为什么放弃激光雷达？", "zh"}, {"running neural networks on a laptop", "en"}}) {
+    for (const std::string& to : {"en", "pt", "zh"}) {
+      std::vector<TermGroup> got;
+      most = std::max(most, TranslateSharded(*sharded, shards, text, from, to, got));
+      CHECK(got == whole->Translate(text, from, to));
+    }
+  }
+  CHECK(most >= 2);  // at least one translation had to ask
+  CHECK(sharded->entries() < whole->entries() / 4);  // only the shards the queries touched
+}
+
+TEST_CASE("a lexicon shard with a line of another shard, or of an unknown name, adds nothing", "[lexicon]") {
+  const Lexicon::Shards shards = Lexicon::Split(kTable, 4);
+  auto lexicon = Lexicon::Sharded(4, shards.languages, shards.max_words, shards.max_han);
+  const auto& first = *std::find_if(shards.files.begin(), shards.files.end(), [](const auto& f) { return !f.second.empty(); });
+  const std::string& name = first.first;
+  const std::string& text = first.second;
+  const auto& other = *std::find_if(shards.files.begin(), shards.files.end(), [&](const auto& f) { return !f.second.empty() && f.first != name; });
+  CHECK_THROWS_AS(lexicon->AddShard(name, text + other.second), Error);
+  CHECK_THROWS_AS(lexicon->AddShard("xx-1", text), Error);
+  CHECK_THROWS_AS(lexicon->AddShard(shards.languages[0] + "-9", ""), Error);
+  CHECK(lexicon->entries() == 0);
+  lexicon->AddShard(name, text);
+  CHECK(lexicon->entries() > 0);
+  // The whole table, where shards cannot be fetched: everything, the same answers.
+  lexicon->AddTable(kTable);
+  CHECK(lexicon->Translate("why the camera", "en", "pt") == Table()->Translate("why the camera", "en", "pt"));
+  CHECK_THROWS_AS(Lexicon::Sharded(0, {"en"}, 1, 1), Error);
+  CHECK_THROWS_AS(Lexicon::FromTsv(kTable)->AddShard("en-0", ""), Error);
 }

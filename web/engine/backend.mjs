@@ -100,6 +100,7 @@ export function failover(primary, fallback, onSwitch) {
     pieceModel: primary.pieceModel,
     withRows: primary.withRows,
     rowStats: primary.rowStats,
+    lexiconStats: primary.lexiconStats,
     lexicon: fallback.lexicon,  // the one that outlives a failover
     get backend() {
       return current.backend;

@@ -8,7 +8,7 @@
 //   const { vectors, warnings } = await e.embed(['text'], { kind: 'document', onProgress });
 import { VesperError } from './errors.mjs';
 import { validateManifest } from './manifest.mjs';
-import { rowSource } from './rows.mjs';
+import { lexiconSource, rowSource, withParts } from './on-demand.mjs';
 import { convertTokenizerJson } from './tokenizer-convert.mjs';
 
 // Search thresholds when nothing else says: a model's manifest carries its
@@ -85,10 +85,12 @@ export async function createEmbedder({
 }) {
   validateManifest(manifest, `model ${typeof manifest?.id === 'string' ? manifest.id : ''}`.trim());
   const runsStatic = manifest.kind === 'static' && useStaticCore;
-  // A site that serves the table in blocks (web/engine/rows.mjs) lets a page
-  // fetch only the rows its packs and queries use.
+  // A site that serves the table in blocks and the lexicon in shards
+  // (web/engine/on-demand.mjs) lets a page fetch only what its packs and
+  // queries use.
   const blocks = runsStatic && rowsOnDemand ? manifest.static.blocks ?? null : null;
-  readFile = prefetching(readFile, [manifest.tokenizer.file, runsStatic && !blocks ? manifest.static.file : null, manifest.lexicon?.file]);
+  const shards = rowsOnDemand ? manifest.lexicon?.shards ?? null : null;
+  readFile = prefetching(readFile, [manifest.tokenizer.file, runsStatic && !blocks ? manifest.static.file : null, shards ? null : manifest.lexicon?.file]);
   variantName ??= manifest.defaultVariant;
   dims ??= manifest.dims;
   const supported = manifest.matryoshkaDims ?? [manifest.dims];
@@ -117,7 +119,14 @@ export async function createEmbedder({
     backend = executionProviders[0];
   }
   // The model's lexicon, when it ships one: what lets BM25 match across languages.
-  const lexicon = manifest.lexicon ? core.lexicon(await readFile(manifest.lexicon.file)) : null;
+  let lexicon = null;
+  let lexiconParts = null;
+  if (shards) {
+    lexicon = core.shardedLexicon(shards);
+    lexiconParts = lexiconSource({ lexicon, readFile, shards, tableFile: manifest.lexicon.file });
+  } else if (manifest.lexicon) {
+    lexicon = core.lexicon(await readFile(manifest.lexicon.file));
+  }
   const fullDims = manifest.dims;
   const outputName = manifest.output.name;
   const info = {
@@ -178,11 +187,13 @@ export async function createEmbedder({
     // The static model's table, for token-level reranking (null for ONNX models).
     pieceModel: runStatic,
     lexicon,
-    // Runs fn (a core call that may need model rows: it throws
-    // 'missing_rows' before changing anything) until the rows it needs are
-    // loaded; just fn where the whole table is. rowStats: what was fetched.
-    withRows: rows ? (fn) => rows.withRows(fn) : async (fn) => fn(),
+    // Runs fn (a core call that may need parts of the model's tables: it
+    // throws 'missing_rows' or 'missing_lexicon' before changing anything)
+    // until the parts it needs are loaded; just fn where the whole tables
+    // are. rowStats, lexiconStats: what was fetched.
+    withRows: rows || lexiconParts ? (fn) => withParts(fn, { rows, lexicon: lexiconParts }) : async (fn) => fn(),
     rowStats: rows?.stats ?? null,
+    lexiconStats: lexiconParts?.stats ?? null,
     // kind: 'query' | 'document'; titles: per text (documents). Resolves to
     // { vectors: Float32Array(n * dims), dims, warnings, tokens, timings }.
     async embed(texts, { kind = 'document', titles = null, batchSize = 8, onProgress = null } = {}) {

@@ -10,6 +10,24 @@
 // files' bytes); this checks the shape.
 
 const KINDS = ['onnx', 'static'];
+const MAX_LEXICON_SHARDS = 4096;  // core/lexical/lexicon.h kMaxLexiconShards
+const MAX_KEY_WORDS = 4;          // kMaxKeyWords
+const MAX_KEY_HAN = 8;            // kMaxKeyHan
+
+// The model's bilingual lexicon; `shards`: the same served in shards
+// (web/engine/on-demand.mjs).
+function checkLexicon(c, lexicon, source) {
+  c.object(lexicon, 'lexicon');
+  c.string(lexicon.file, 'lexicon.file');
+  if (lexicon.shards === undefined) return;
+  const s = c.object(lexicon.shards, 'lexicon.shards');
+  c.string(s.dir, 'lexicon.shards.dir');
+  c.count(s.count, 'lexicon.shards.count', MAX_LEXICON_SHARDS);
+  if (!Array.isArray(s.languages) || !s.languages.length) throw new ManifestError(source, "'lexicon.shards.languages' must be a non-empty list of language codes");
+  s.languages.forEach((l, i) => c.string(l, `lexicon.shards.languages[${i}]`));
+  c.count(s.maxWords, 'lexicon.shards.maxWords', MAX_KEY_WORDS);
+  c.count(s.maxHan, 'lexicon.shards.maxHan', MAX_KEY_HAN);
+}
 const MAX_BLOCK_ROWS = 1 << 16;
 const POOLINGS = ['mean', 'cls', 'last'];
 // Tokens per input: EmbeddingGemma takes 2048; nothing in this field takes a
@@ -127,13 +145,14 @@ export function validateManifest(m, source = 'manifest') {
   if (m.kind === 'static') {
     c.object(m.static, 'static');
     c.string(m.static.file, 'static.file');
-    // The table also served in blocks of rows (web/engine/rows.mjs).
+    // The table also served in blocks of rows (web/engine/on-demand.mjs).
     if (m.static.blocks !== undefined) {
       c.object(m.static.blocks, 'static.blocks');
       c.string(m.static.blocks.dir, 'static.blocks.dir');
       c.count(m.static.blocks.rows, 'static.blocks.rows', MAX_BLOCK_ROWS);
     }
   }
+  if (m.lexicon !== undefined) checkLexicon(c, m.lexicon, source);
   // A static model may also ship the same model as a graph for ONNX Runtime.
   if (m.kind === 'onnx' || m.variants !== undefined) checkGraph(c, m);
   checkPrompts(c, m.prompts);

@@ -1,26 +1,27 @@
-// A static model's rows on demand (web/engine/rows.mjs, core StaticModel row
-// sets): a page loads a pack that carries the rows its passages use and
-// fetches a query's other rows in blocks, and ranks, answers and stores
-// exactly as with the whole table; a damaged block is refused, a missing one
-// is read from the whole table.
+// A static model's tables on demand (web/engine/on-demand.mjs; core
+// StaticModel row sets and Lexicon shards): a page loads a pack that carries
+// the rows its passages use and fetches a query's other rows in blocks and
+// its words' lexicon shards, and ranks, answers and stores exactly as with
+// the whole files; a part that is damaged or missing gives way to the whole
+// file, and a damaged whole file fails the query, saying why.
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createEngine } from '../../web/vesper-engine.mjs';
-import { writeRowBlocks } from '../../tools/models/row-blocks.mjs';
+import { writeOnDemand } from '../../tools/models/on-demand.mjs';
 import { kbDir, root } from './helpers.mjs';
 
 const DOCS = readdirSync(kbDir).filter((f) => f.endsWith('.txt')).sort().slice(0, 2)
   .map((f) => ({ source: f, text: readFileSync(join(kbDir, f), 'utf8') }));
-const QUERIES = ['Why did Tesla bet on cameras instead of LiDAR?', 'O que é Software 2.0?', '什么是HydraNet？', 'zymurgy quokka Reykjavík'];
+const QUERIES = ['Why did Tesla bet on cameras instead of LiDAR?', 'O que é Software 2.0?', '什么是HydraNet？', '特斯拉为什么不用激光雷达？', 'zymurgy quokka Reykjavík'];
 
 // The default model as a site serves it: table, and the same in blocks.
 async function servedModel() {
   const dir = join(mkdtempSync(join(tmpdir(), 'vesper-rows-')), 'default');
   cpSync(join(root, 'models/default'), dir, { recursive: true, filter: (p) => !p.includes('/eval') });
-  const written = await writeRowBlocks(dir);
+  const written = await writeOnDemand(dir);
   return { dir, written };
 }
 
@@ -35,7 +36,8 @@ async function sameAsWholeTable(sparse, full, name) {
 
 test('a pack carries its rows and a query fetches a few blocks: rankings and answers as with the whole table', async () => {
   const { dir, written } = await servedModel();
-  assert.equal(written.blocks, 500);
+  assert.equal(written.rows.files, 500);
+  assert.equal(written.lexicon.files, 3 * 128);
   const full = await createEngine({ model: join(root, 'models/default') });
   await full.store('kb', DOCS);
   const pack = full.exportPack('kb');
@@ -48,9 +50,12 @@ test('a pack carries its rows and a query fetches a few blocks: rankings and ans
   full.loadPersona(persona);
   sparse.loadPersona(persona);
   await sameAsWholeTable(sparse, full, 'kb');
-  const { blocks, bytes, whole } = sparse.embedder.rowStats;
+  const { parts: blocks, bytes, whole } = sparse.embedder.rowStats;
   assert.equal(whole, false);
   assert.ok(blocks > 0 && blocks < 50, `only the blocks the queries needed (${blocks}, ${bytes} bytes)`);
+  const lexicon = sparse.embedder.lexiconStats;
+  assert.equal(lexicon.whole, false);
+  assert.ok(lexicon.parts > 0 && lexicon.parts < 3 * 128 / 8, `only the lexicon shards the queries needed (${lexicon.parts}, ${lexicon.bytes} bytes)`);
   // Stored on the page itself: the documents' rows are fetched as they are embedded.
   const fresh = await createEngine({ model: dir });
   await fresh.store('kb', DOCS);
@@ -72,11 +77,16 @@ test('a damaged block, or one that cannot be read (offline), is read from the wh
     b[b.length - 10] ^= 0x40;
     writeFileSync(join(dir, 'rows', f), b);
   }
+  // Every lexicon shard holds a line of another.
+  const shards = readdirSync(join(dir, 'lexicon'));
+  const stray = readFileSync(join(dir, 'lexicon', shards[0]), 'utf8').split('\n')[0];
+  for (const f of shards.slice(1)) writeFileSync(join(dir, 'lexicon', f), `${stray}\n${readFileSync(join(dir, 'lexicon', f), 'utf8')}`);
   const q = 'zymurgy quokka Reykjavík';
   const damaged = await createEngine({ model: dir });
   damaged.loadPack(pack);
   assert.deepEqual(ranking(await damaged.search('kb', q)), ranking(await full.search('kb', q)));
   assert.equal(damaged.embedder.rowStats.whole, true);
+  assert.equal(damaged.embedder.lexiconStats.whole, true);
   await damaged.dispose();
 
   rmSync(join(dir, 'rows'), { recursive: true });
