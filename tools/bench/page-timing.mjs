@@ -49,7 +49,9 @@ for (let r = 0; r < runs; r++) {
     }));
     const nav = performance.getEntriesByType('navigation')[0];
     return {
-      htmlMs: Math.round(nav?.responseEnd ?? 0), engineReadyMs: Math.round(mark('vesper-engine-ready')), databasesReadyMs: Math.round(mark('vesper-databases-ready')),
+      htmlMs: Math.round(nav?.responseEnd ?? 0), engineReadyMs: Math.round(mark('vesper-engine-ready')),
+      modelRestoredMs: Math.round(mark('vesper-model-restored')), storageListedMs: Math.round(mark('vesper-storage-listed')), packFetchedMs: Math.round(mark('vesper-pack-fetched')),
+      packLoadedMs: Math.round(mark('vesper-pack-loaded')), databasesReadyMs: Math.round(mark('vesper-databases-ready')),
       firstResultMs: Math.round(performance.now()), files,
     };
   }));

@@ -354,6 +354,9 @@ async function main() {
   };
   early.docs.catch(() => {});
   early.persona?.catch(() => {});
+  // Neither needs the engine: read while it loads.
+  const cataloguePromise = readCatalogue(config);
+  const storedPromise = storage.list().catch(() => []);
   const totals = new Map();
   state.engine = await createEngine({
     model: config.model,
@@ -368,14 +371,17 @@ async function main() {
   // Where a cold load's time goes (tools/bench/page-timing.mjs reads these marks).
   performance.mark('vesper-engine-ready');
   // A model downloaded on an earlier visit loads from the browser's cache.
-  const catalogue = await readCatalogue(config);
+  const catalogue = await cataloguePromise;
   const unrestored = await restoreChoice(e, catalogue);
+  performance.mark('vesper-model-restored');
   if (unrestored) showNotice(`${unrestored}: the default model is in use.`);
   setStatus(e.model ? `Ready: ${e.model.id} on ${e.backend.name} (${e.backend.reason}); loaded in ${e.loadMs.toFixed(0)} ms` : `Ready (lexical search); loaded in ${e.loadMs.toFixed(0)} ms`);
   $('footer').textContent = `Vector search with vesper${e.model ? ` using ${e.model.id} on ${e.backend.name}` : ''}: C++ compiled to WebAssembly.`;
   await loadDefaultKnowledgeBase(config, early.docs);
 
-  for (const rec of await storage.list().catch(() => [])) {
+  const stored = await storedPromise;
+  performance.mark('vesper-storage-listed');
+  for (const rec of stored) {
     try {
       // A database of another model than the one in use is kept, searched by its words.
       e.loadPack(rec.bytes, { anyModel: true });
@@ -385,11 +391,16 @@ async function main() {
       showNotice(`Database '${rec.name}' is damaged and was not loaded (${err.message}); your other databases are unaffected. It is kept untouched in storage until you delete it.`);
     }
   }
+  const saving = [];
   if (!state.meta.size && config.defaultPack) {
     try {
       const bytes = new Uint8Array(await (await fetch(config.defaultPack)).arrayBuffer());
+      performance.mark('vesper-pack-fetched');
+      const names = e.loadPack(bytes);
+      performance.mark('vesper-pack-loaded');
+      // Kept for the next visit, written while the visitor reads the page.
       // A damaged stored database of the same name is left for the user to delete, not overwritten.
-      for (const n of e.loadPack(bytes)) if (!state.damaged.has(n)) await persist(n, e.exportPack(n));
+      for (const n of names) if (!state.damaged.has(n)) saving.push(persist(n, e.exportPack(n)));
     } catch {
       // No prebuilt pack for this model: the Store button builds one.
     }
@@ -400,6 +411,7 @@ async function main() {
   if ($('db-select').value) setThreshold(e.defaultThreshold($('db-select').value));
   state.ready = true;
   search();
+  Promise.all(saving).then((unsaved) => unsaved.filter(Boolean).forEach(showNotice));
   // The lexicon's other translation directions, read while the visitor reads the page, not on their first query.
   (window.requestIdleCallback ?? ((f) => setTimeout(f, 0)))(() => e.warm());
   if (config.persona) {

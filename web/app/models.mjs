@@ -17,17 +17,17 @@ const keyOf = (entry) => `${entry.folder}|${entry.variant ?? ''}`;
 // The config's models, each with its manifest: [{ folder, variant, manifest }].
 export async function readCatalogue(config) {
   const entries = config.models ?? (config.model ? [{ folder: config.model }] : []);
-  const out = [];
-  for (const e of entries) {
+  // All at once (a cold page waited for them one after another).
+  const read = await Promise.all(entries.map(async (e) => {
     const folder = e.folder.replace(/\/?$/, '/');
     try {
       const manifest = parseManifest(await (await fetch(`${folder}manifest.json`)).text(), `${folder}manifest.json`);
-      out.push({ folder, variant: e.variant ?? manifest.defaultVariant ?? null, manifest, isDefault: folder === config.model?.replace(/\/?$/, '/') });
+      return { folder, variant: e.variant ?? manifest.defaultVariant ?? null, manifest, isDefault: folder === config.model?.replace(/\/?$/, '/') };
     } catch {
-      // A model the site lists but does not serve is left out of the picker.
+      return null;  // a model the site lists but does not serve is left out of the picker
     }
-  }
-  return out;
+  }));
+  return read.filter(Boolean);
 }
 
 // The remembered choice, if it is still in the catalogue.
