@@ -35,7 +35,7 @@ export function buildSite(out = join(repoRoot, 'build/site')) {
   const config = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8'));
   // The page's static model's table and lexicon also in parts, fetched as queries need them.
   if (config.model && isStatic(join(out, config.model))) {
-    execFileSync(process.execPath, [join(repoRoot, 'tools/models/on-demand.mjs'), join(out, config.model)], { stdio: ['ignore', 'ignore', 'inherit'] });
+    execFileSync(join(repoRoot, 'tools/vesper'), ['model-parts', join(out, config.model)], { stdio: ['ignore', 'ignore', 'inherit'] });
   }
   // The default knowledge base, prebuilt with the page's model, so the first
   // visit only has to embed the query.

@@ -2,7 +2,7 @@
 // refuse a pack under another model, tokenize offline, errors on stderr.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
@@ -79,6 +79,28 @@ test('inspect describes and validates; damage is reported', async () => {
   const bad = await vesper(['inspect', join(tmp, 'bad.pack')]);
   assert.equal(bad.code, 1);
   assert.match(bad.stderr, /^vesper: pack rejected: truncated/);
+});
+
+test('inspect lists each section with its size', async () => {
+  const r = await vesper(['inspect', join(tmp, 'kb.pack')]);
+  assert.equal(r.code, 0, r.stderr);
+  for (const section of ['meta', 'chunks', 'vectors', 'bm25', 'pieces']) assert.match(r.stdout, new RegExp(`\\n    ${section} +\\d+ bytes`));
+});
+
+test('model-parts serves a static model in parts beside its files; a graph model is refused', async () => {
+  const dir = join(tmp, 'site-model');
+  cpSync(join(root, 'models/test/static-tiny'), dir, { recursive: true });
+  copyFileSync(join(root, 'models/test/tokenizer.model'), join(dir, 'tokenizer.model'));
+  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ ...manifest, tokenizer: { ...manifest.tokenizer, file: 'tokenizer.model' } }));
+  const r = await vesper(['model-parts', dir]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^rows: \d+ files, [\d.]+ MB, in /);
+  assert.deepEqual(JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')).static.blocks, { dir: 'rows/', rows: 64 });
+  assert.ok(existsSync(join(dir, 'rows', '0.vrow')));
+  const refused = await vesper(['model-parts', join(root, 'models/test/tiny-gemma')]);
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /is not a static model/);
 });
 
 test('tokenize --model works offline from the manifest tokenizer', async () => {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createEngine } from '../../web/vesper-engine.mjs';
-import { writeOnDemand } from '../../tools/models/on-demand.mjs';
+import { writeOnDemand } from '../../tools/cli/model-parts.mjs';
 import { kbDir, root } from './helpers.mjs';
 
 const DOCS = readdirSync(kbDir).filter((f) => f.endsWith('.txt')).sort().slice(0, 2)

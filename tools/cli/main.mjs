@@ -10,6 +10,7 @@ import { loadTokenizer } from '../../web/engine/embedder.mjs';
 import { fileReader, listModels, resolveModel, useModelSpec } from './models.mjs';
 import { Progress } from './progress.mjs';
 import { writeFileAtomic } from './write.mjs';
+import { writeOnDemand } from './model-parts.mjs';
 import { NO_META_TEXT, citationLabel, metaTextOf } from '../../web/engine/kb.mjs';
 import { excerptHtml, fieldsOf, filtersFrom, groupByPage, pageOf } from '../../web/engine/results.mjs';
 import { DEFAULT_URL_TEMPLATE, siteDocuments } from '../../web/engine/site.mjs';
@@ -37,6 +38,9 @@ const USAGE = `usage: vesper <command> [options]
   embed --model ID|DIR [--dims N] [--document] [--json] "text"
   fetch-model ID|DIR [--variant V] [--allow-unpinned]
   models [--json]                             the models here and what can be fetched, with sizes
+  model-parts DIR                             beside a static model's files in DIR (your site's copy of the model),
+                                              its table in blocks and its lexicon in shards: a page then fetches
+                                              only the parts its queries use
 
   A query, question or text given as "-" is read from standard input.
 `;
@@ -260,10 +264,11 @@ async function inspect(argv) {
     return 0;
   }
   process.stdout.write(`${positionals[0]}: vesper pack v${info.version}, ${info.bytes} bytes, checksums ok\n`);
-  for (const c of info.collections) {
+  info.collections.forEach((c, i) => {
     const model = c.model ? `${printableLine(c.model.id)}, ${c.model.dims} dims` : 'lexical only';
     process.stdout.write(`  ${printableLine(c.name)}: ${c.chunks} chunks (${model}${c.hnsw ? ', HNSW' : ''})\n`);
-  }
+    for (const s of info.sections.filter((x) => x.collection === i)) process.stdout.write(`    ${s.kind.padEnd(8)} ${s.size} bytes\n`);
+  });
   return 0;
 }
 
@@ -443,8 +448,19 @@ async function modelsCommand(argv) {
   return 0;
 }
 
+async function modelPartsCommand(argv) {
+  const { positionals } = parseArgs(argv, {});
+  if (positionals.length !== 1) throw new UsageError('model-parts needs the folder of a static model (its manifest.json)');
+  const written = await writeOnDemand(positionals[0]);
+  for (const [what, w] of Object.entries(written)) {
+    process.stdout.write(`${what}: ${w.files} files, ${(w.bytes / 1e6).toFixed(1)} MB, in ${printableLine(join(positionals[0], what === 'rows' ? 'rows' : 'lexicon'))}\n`);
+  }
+  return 0;
+}
+
 const COMMANDS = {
   build, search, ask, persona: personaCommand, inspect, export: exportCommand, tokenize, embed, 'fetch-model': fetchModelCommand, models: modelsCommand,
+  'model-parts': modelPartsCommand,
 };
 
 // What the file system said, in words a user can act on (node's own message

@@ -3,7 +3,7 @@
 // few dozen of the table's 32k rows and a few of the lexicon's words. A site
 // serves both also in parts (manifest `static.blocks`: { dir, rows } and
 // `lexicon.shards`: { dir, count, languages, maxWords, maxHan }, written by
-// tools/models/on-demand.mjs through blockFiles() and lexiconShardFiles()
+// `vesper model-parts` (tools/cli/model-parts.mjs) through blockFiles() and lexiconShardFiles()
 // below); a pack carries the rows its passages use (the core's rows section),
 // and a query fetches the parts its words need. The core never guesses: a
 // call that needs a part it lacks throws 'missing_rows' (err.rows: ids) or

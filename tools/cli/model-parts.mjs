@@ -1,19 +1,16 @@
-#!/usr/bin/env node
-// Serves a static model's big tables in parts (web/engine/on-demand.mjs): a
-// page then fetches the rows and lexicon words its packs and queries use,
-// not the whole 8 MB table and 4 MB lexicon.
-//
-//   node tools/models/on-demand.mjs MODEL_DIR [--rows N] [--shards N]
+// `vesper model-parts DIR`: serves a static model's big tables in parts
+// (web/engine/on-demand.mjs): a page then fetches the rows and lexicon words
+// its packs and queries use, not the whole 8 MB table and 4 MB lexicon.
 //
 // Writes MODEL_DIR/rows/<n>.vrow (blocks of N rows, the core's row-set
 // format) and MODEL_DIR/lexicon/<lang>-<n>.tsv (N shards per language), and
 // adds static.blocks and lexicon.shards to MODEL_DIR/manifest.json. The site
-// build (tools/site.mjs) runs it on its copy of the page's model; the whole
-// files stay, for the CLI and for a page that needs most of them.
+// build (tools/site.mjs) runs it on its copy of the page's model, a site
+// author on theirs; the whole files stay, for the CLI and for a page that
+// needs most of them (or is offline with only them cached).
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { loadCore } from '../cli/core.mjs';
+import { loadCore } from './core.mjs';
 import { parseManifest } from '../../web/engine/manifest.mjs';
 import { LEXICON_SHARDS, ROWS_PER_BLOCK, blockFiles, lexiconShardFiles } from '../../web/engine/on-demand.mjs';
 
@@ -48,17 +45,4 @@ export async function writeOnDemand(modelDir, { rows = ROWS_PER_BLOCK, shards = 
   }
   writeFileSync(manifestPath, `${JSON.stringify(manifest, null, 2)}\n`);
   return written;
-}
-
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values, positionals } = parseArgs({ options: { rows: { type: 'string' }, shards: { type: 'string' } }, allowPositionals: true });
-  if (positionals.length !== 1) {
-    process.stderr.write('usage: node tools/models/on-demand.mjs MODEL_DIR [--rows N] [--shards N]\n');
-    process.exit(2);
-  }
-  const options = {};
-  if (values.rows) options.rows = Number(values.rows);
-  if (values.shards) options.shards = Number(values.shards);
-  const written = await writeOnDemand(positionals[0], options);
-  for (const [what, w] of Object.entries(written)) process.stderr.write(`${what}: ${w.files} files (${(w.bytes / 1e6).toFixed(1)} MB)\n`);
 }
