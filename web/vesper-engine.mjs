@@ -325,7 +325,7 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
       timings.embedMs = performance.now() - t;
       t = performance.now();
       const bar = threshold === null ? {} : { minScore: threshold };
-      await db.ready;
+      await db.whenReady?.();
       const options = { ...weights, k, mode: useVectors ? mode : 'lexical', ...bar, ...(filters ? { filters } : {}) };
       const found = await withRows(() => db.query(text, query.vector, options));
       timings.searchMs = performance.now() - t;
@@ -352,7 +352,7 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
       const db = this.require(name);
       if (!question.trim()) throw new VesperError('empty_input', 'the question is empty');
       const vector = sameModel(db) ? (await queryVector(question)).vectors : null;
-      await db.ready;
+      await db.whenReady?.();
       return withRows(() => this.persona.answer(db, question, vector, conversation, threshold === null ? {} : { threshold }));
     },
     persona: null,

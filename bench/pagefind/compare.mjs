@@ -176,7 +176,7 @@ function markdown(r) {
     `| a later query downloads (median / mean; the browser caches what it fetched) | ${kb(r.transfer.pagefindMedianQueryBytes)} / ${kb(r.transfer.pagefindMeanQueryBytes)} | nothing |`,
     `| time per query (median, after loading) | ${r.timing.pagefindMedianMs.toFixed(0)} ms (Chromium) | ${r.timing.vesperMedianMs.toFixed(0)} ms (Node, same WASM core) |`,
     '',
-    'vesper downloads its model and whole index before the first query (issue 20\'s fragments and model rows are not built);',
+    'vesper downloads its whole index before the first query, and the model\'s table rows and lexicon shards its queries need (issue 20\'s index fragments are not built);',
     'Pagefind downloads kilobytes. What vesper buys with them: meaning across wording and languages (the tables above).',
     '',
     '## Where they differ (answerable questions where one finds a relevant page and the other does not)',

@@ -202,8 +202,10 @@ function markdown(r) {
     row('later queries with any result', (x) => `${x.answeredLater} of ${x.laterQueries}`),
     '',
     "Issue 20's goals for vesper on such a site: first query <= 1 MB in all, later queries <= 100 kB, first result <= 1.5 s.",
-    'vesper loads its model, core and whole pack before its first result (index fragments and model rows fetched on demand',
-    'are not built); Pagefind fetches fragments per query. Relevance on real questions: bench/pagefind/COMPARE.md.',
+    'vesper loads its core, tokenizer and whole pack before its first result; the model\'s table and lexicon come in parts as',
+    'queries need them (web/engine/on-demand.mjs), but a pack this large uses most of the table, so the whole table is fetched',
+    'with it. Index fragments fetched on demand are not built; Pagefind fetches fragments per query. Relevance on real',
+    'questions: bench/pagefind/COMPARE.md.',
     '',
   ].join('\n');
 }

@@ -225,6 +225,7 @@ std::vector<TermGroup> Lexicon::Translate(std::string_view query, const std::str
   if (from == to || !Knows(from) || !Knows(to) || utf8::FindInvalid(query) != std::string_view::npos) return out;
   size_t translated = 0;
   wanted_.clear();
+  AskForShards(query, from);
   // Han runs and the text between them are translated each their own way.
   for (size_t i = 0; i < query.size();) {
     size_t end = i;
@@ -247,6 +248,30 @@ std::vector<TermGroup> Lexicon::Translate(std::string_view query, const std::str
   }
   if (!translated) out.clear();
   return out;
+}
+
+// Every shard a lookup in this query could touch, asked for before the
+// first: a key starts with one of the query's words or one of its
+// dictionary forms (a Chinese key with one of its characters), so a page
+// fetches them in one round, not one round per phrase the last revealed.
+void Lexicon::AskForShards(std::string_view query, const std::string& from) const {
+  if (!shard_count_) return;
+  for (size_t i = 0; i < query.size();) {
+    const size_t at = i;
+    if (utf8::IsHan(utf8::Next(query, i))) {
+      Loaded(from, std::string(query.substr(at, i - at)));
+      continue;
+    }
+    while (i < query.size()) {
+      size_t next = i;
+      if (utf8::IsHan(utf8::Next(query, next))) break;
+      i = next;
+    }
+    for (const WordSpan& w : SplitWords(query.substr(at, i - at))) {
+      Loaded(from, w.term);
+      for (const std::string& lemma : LemmaCandidates(w.term, from)) Loaded(from, lemma);
+    }
+  }
 }
 
 // A key the table knows: a function word (dropped) or a word with

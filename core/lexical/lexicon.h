@@ -72,6 +72,7 @@ class Lexicon {
   static std::string KeyOf(std::string_view word);
   static size_t ShardOf(std::string_view from, std::string_view key, size_t count);
   bool Loaded(const std::string& from, const std::string& key) const;
+  void AskForShards(std::string_view query, const std::string& from) const;
   void LoadDirection(const std::string& direction) const;
   void AddLine(std::string_view line) const;
   const std::vector<std::string>* Find(const std::string& from, const std::string& to, const std::string& key) const;

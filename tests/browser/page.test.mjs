@@ -180,6 +180,29 @@ test('offline: after one visit the page loads and searches with the network off'
   await context.close();
 });
 
+test('offline with the model: a query whose rows and lexicon shards were never fetched reads them from the cached whole files', { timeout: 180_000 }, async () => {
+  const profile = mkdtempSync(join(tmpdir(), 'vesper-offline-model-'));
+  const context = await launchPersistent(profile, { viewport: { width: 1200, height: 1200 } });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const errors = watchConsole(page);
+  await page.goto(urlOf(semantic, '/'));
+  await ready(page);
+  await page.waitForFunction(() => navigator.serviceWorker?.controller != null, null, { timeout: 60_000 });
+  await context.setOffline(true);
+  await page.reload();
+  await ready(page);
+  assert.match(await page.textContent('#status-text'), /Ready: vesper-default/);
+  // Words no earlier query used: their blocks and shards are not cached, the whole table and lexicon are.
+  await page.fill('#query', 'Porque a Tesla abandonou o radar em 2021? zymurgy');
+  await page.waitForFunction(() => /zy/.test(document.querySelector('#pieces').textContent));
+  await page.waitForFunction(() => document.querySelectorAll('#results li:not(.hint)').length > 0);
+  const stats = await page.evaluate(() => ({ rows: window.vesperEngine.embedder.rowStats, lexicon: window.vesperEngine.embedder.lexiconStats }));
+  assert.equal(stats.rows.whole, true, 'the table came whole from the cache');
+  // The parts the service worker could not serve are logged by the browser; nothing else is.
+  assert.deepEqual(errors.filter((e) => !/status of 503 \(offline\)/.test(e)), []);
+  await context.close();
+});
+
 test('a model that fails to load falls back to lexical search, with a notice', { timeout: 120_000 }, async () => {
   const config = JSON.parse(readFileSync(join(site(), 'config.json'), 'utf8'));
   const broken = join(mkdtempSync(join(tmpdir(), 'vesper-config-')), 'config.json');

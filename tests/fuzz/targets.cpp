@@ -241,6 +241,29 @@ void Words(const uint8_t* data, size_t size) {
 // A model's lexicon (core/lexical/lexicon.h): the table before the first
 // NUL, a query after it, translated between every pair of languages and
 // searched over a two-document index.
+// The table cut into shards, loaded as a page loads them (the shards each
+// translation names, then the call again), translates as the whole table.
+void ShardedAsWhole(std::string_view table, const Lexicon& whole, std::string_view query) {
+  const Lexicon::Shards shards = Lexicon::Split(table, 3);
+  if (shards.languages.empty()) return;
+  auto sharded = Lexicon::Sharded(3, shards.languages, shards.max_words, shards.max_han);
+  for (const std::string& from : shards.languages) {
+    for (const std::string& to : shards.languages) {
+      for (int attempt = 0;; ++attempt) {
+        try {
+          if (sharded->Translate(query, from, to) != whole.Translate(query, from, to)) std::abort();
+          break;
+        } catch (const MissingShards& e) {
+          if (attempt > 16) std::abort();  // a translation that never settles
+          for (const auto& [name, text] : shards.files) {
+            if (std::find(e.names().begin(), e.names().end(), name) != e.names().end()) sharded->AddShard(name, text);
+          }
+        }
+      }
+    }
+  }
+}
+
 void LexiconTable(const uint8_t* data, size_t size) {
   const std::string_view all = Text(data, size);
   const size_t cut = std::min(all.find('\0'), all.size());
@@ -256,7 +279,12 @@ void LexiconTable(const uint8_t* data, size_t size) {
         index.SearchAlternatives(lexicon->Translate(query, from, to), 2, hits);
       }
     }
+    ShardedAsWhole(all.substr(0, cut), *lexicon, query);
   });
+  // The input as one shard of a lexicon served in parts: refused or kept, never a fault.
+  auto sharded = Lexicon::Sharded(2, {"en", "pt", "zh"}, kMaxKeyWords, kMaxKeyHan);
+  Expecting([&] { sharded->AddShard("en-1", all.substr(0, cut)); });
+  Expecting([&] { sharded->Translate(query, "en", "pt"); });
 }
 
 }  // namespace

@@ -101,8 +101,10 @@ TEST_CASE("the core's static model matches torch on the test model", "[embed]") 
   CHECK_THROWS_AS(StaticModel::FromBytes(wrapped), Error);
 }
 
-TEST_CASE("an int8 table is scored from its codes: rows, dot products and embeddings as if decoded", "[embed]") {
-  // 3 pieces x 4 dims, dtype 1: per row an f32 scale and 4 int8 codes.
+namespace {
+
+// 3 pieces x 4 dims, dtype 1: per row an f32 scale and 4 int8 codes.
+std::string TinyInt8Table() {
   std::string bytes("VSTM", 4);
   for (uint32_t v : {1u, 3u, 4u, 1u}) bytes.append(reinterpret_cast<const char*>(&v), 4);
   const float scales[] = {0.5f, 0.25f, 2.f};
@@ -111,6 +113,15 @@ TEST_CASE("an int8 table is scored from its codes: rows, dot products and embedd
     bytes.append(reinterpret_cast<const char*>(&scales[r]), 4);
     bytes.append(reinterpret_cast<const char*>(codes[r]), 4);
   }
+  return bytes;
+}
+
+std::string_view View(const std::vector<uint8_t>& b) { return {reinterpret_cast<const char*>(b.data()), b.size()}; }
+
+}  // namespace
+
+TEST_CASE("an int8 table is scored from its codes: rows, dot products and embeddings as if decoded", "[embed]") {
+  const std::string bytes = TinyInt8Table();
   auto model = StaticModel::FromBytes(bytes);
   std::vector<float> row(4);
   model->Row(1, row.data());
@@ -132,24 +143,6 @@ TEST_CASE("an int8 table is scored from its codes: rows, dot products and embedd
   CHECK_THROWS_AS(StaticModel::FromBytes(bad), Error);
 }
 
-namespace {
-
-// 3 pieces x 4 dims, int8: the table of the test above.
-std::string TinyInt8Table() {
-  std::string bytes("VSTM", 4);
-  for (uint32_t v : {1u, 3u, 4u, 1u}) bytes.append(reinterpret_cast<const char*>(&v), 4);
-  const float scales[] = {0.5f, 0.25f, 2.f};
-  const int8_t codes[3][4] = {{1, -2, 3, 0}, {4, 4, -4, 1}, {0, 1, 0, -1}};
-  for (int r = 0; r < 3; ++r) {
-    bytes.append(reinterpret_cast<const char*>(&scales[r]), 4);
-    bytes.append(reinterpret_cast<const char*>(codes[r]), 4);
-  }
-  return bytes;
-}
-
-std::string_view View(const std::vector<uint8_t>& b) { return {reinterpret_cast<const char*>(b.data()), b.size()}; }
-
-}  // namespace
 
 TEST_CASE("a model loaded row by row embeds as the whole table does, and names the rows it lacks", "[embed]") {
   auto full = StaticModel::FromBytes(TinyInt8Table());

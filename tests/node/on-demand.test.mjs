@@ -105,3 +105,23 @@ test('a damaged block, or one that cannot be read (offline), is read from the wh
   for (const e of [full, offline, broken]) await e.dispose();
   rmSync(dir, { recursive: true, force: true });
 });
+
+test('a pack without the rows its passages use: they are fetched in the background and searches wait for them', async () => {
+  const dir = join(mkdtempSync(join(tmpdir(), 'vesper-rows-')), 'static-tiny');
+  cpSync(join(root, 'models/test/static-tiny'), dir, { recursive: true });
+  cpSync(join(root, 'models/test/tokenizer.model'), join(dir, 'tokenizer.model'));
+  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ ...manifest, tokenizer: { ...manifest.tokenizer, file: 'tokenizer.model' } }));
+  await writeOnDemand(dir, { rows: 16 });
+  const full = await createEngine({ model: join(root, 'models/test/static-tiny') });
+  await full.store('kb', DOCS);
+  const pack = full.exportPack('kb');
+  const sections = full.core.inspectPack(pack).sections.map((s) => s.kind);
+  assert.ok(!sections.includes('rows'), 'over half the table: the pack does not carry it');
+  const sparse = await createEngine({ model: dir });
+  sparse.loadPack(pack);
+  assert.equal(typeof sparse.require('kb').whenReady, 'function');
+  for (const q of QUERIES) assert.deepEqual(ranking(await sparse.search('kb', q)), ranking(await full.search('kb', q)), q);
+  for (const e of [full, sparse]) await e.dispose();
+  rmSync(dir, { recursive: true, force: true });
+});

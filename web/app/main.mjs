@@ -231,6 +231,7 @@ async function search() {
     $('pieces').replaceChildren(...r.query.pieces.map((p) => el('span', {}, p)));
     $('token-ids').textContent = `[${Array.from(r.query.ids).join(', ')}]`;
     renderResults();
+    if (!performance.getEntriesByName('vesper-first-results').length) performance.mark('vesper-first-results');
   } catch (err) {
     $('results').replaceChildren(el('li', { className: 'error' }, err.message));
   }
@@ -341,9 +342,6 @@ async function onSwitched(entry, names) {
 }
 
 async function main() {
-  // Offline after the first visit (web/sw.js). Failing to register only
-  // costs the offline mode.
-  navigator.serviceWorker?.register('sw.js').catch(() => {});
   // Listen from the start: a query typed while loading runs once ready.
   $('query').addEventListener('input', () => search());
   const config = await (await fetch('config.json')).json();
@@ -411,6 +409,11 @@ async function main() {
   if ($('db-select').value) setThreshold(e.defaultThreshold($('db-select').value));
   state.ready = true;
   search();
+  // Offline after the first visit (web/sw.js), registered once the page is
+  // ready: its precache (the whole model files included) would otherwise
+  // compete with the page's own first downloads. Failing to register only
+  // costs the offline mode.
+  navigator.serviceWorker?.register('sw.js').catch(() => {});
   Promise.all(saving).then((unsaved) => unsaved.filter(Boolean).forEach(showNotice));
   // The lexicon's other translation directions, read while the visitor reads the page, not on their first query.
   (window.requestIdleCallback ?? ((f) => setTimeout(f, 0)))(() => e.warm());
@@ -475,6 +478,7 @@ async function main() {
     if (f) importPack(f);
   });
   window.vesperEngine = e; // for tests and the console
+  performance.mark('vesper-page-ready');
   document.body.dataset.ready = 'true';
 }
 

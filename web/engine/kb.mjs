@@ -97,15 +97,22 @@ export function calibrate(db, embedder) {
 }
 
 // A pack that does not carry the model rows its passages use, with a model
-// loaded row by row: they are fetched in the background, and db.ready (which
-// search and ask wait for) settles when piece matching is on.
+// loaded row by row: they are fetched in the background, and search and ask
+// wait for db.whenReady() (which, after a failed fetch, fails that query
+// with its cause and tries again for the next).
 function enablePieceMatch(db, embedder) {
+  const enable = () => db.enablePieceMatch(embedder.tokenizer, embedder.pieceModel);
   try {
-    db.enablePieceMatch(embedder.tokenizer, embedder.pieceModel);
+    enable();
   } catch (err) {
     if (err?.code !== 'missing_rows') throw err;
-    db.ready = embedder.withRows(() => db.enablePieceMatch(embedder.tokenizer, embedder.pieceModel));
-    db.ready.catch(() => {});  // reported by the search that waits for it
+    let attempt = embedder.withRows(enable);
+    attempt.catch(() => {});  // reported by the query that waits for it
+    db.whenReady = () => attempt.catch((failure) => {
+      attempt = embedder.withRows(enable);
+      attempt.catch(() => {});
+      throw failure;
+    });
   }
 }
 

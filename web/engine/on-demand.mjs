@@ -22,7 +22,7 @@ const WHOLE_TABLE_SHARE = 1 / 8;
 // A call asks again after each fetch: a query's pieces, then its
 // translation's, then words a phrase lookup revealed. More is a bug.
 const MAX_ROUNDS = 10;
-const FETCHES_AT_ONCE = 8;
+const FETCHES_AT_ONCE = 16;  // a browser queues past its own limit per host
 
 export const blockName = (dir, index) => `${dir}${index}.vrow`;
 export const shardName = (dir, name) => `${dir}${name}.tsv`;
@@ -44,8 +44,13 @@ export function lexiconShardFiles(core, tsv, { dir = 'lexicon/', count = LEXICON
   return { shards, files: split.files.map((f) => ({ path: shardName(dir, f.name), bytes: new TextEncoder().encode(f.text) })) };
 }
 
-async function inBatches(items, size, fn) {
-  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(fn));
+// fn over items, `size` at a time (each next one starts as one finishes).
+async function pooled(items, size, fn) {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await fn(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(size, items.length) }, worker));
 }
 
 // One table served in parts: `partsOf(wanted)` names the parts still
@@ -66,7 +71,7 @@ function partSource({ total, partsOf, readPart, readWhole }) {
     if (!parts.length || stats.whole) return;
     if (parts.length > total * WHOLE_TABLE_SHARE) return whole();
     try {
-      await inBatches(parts, FETCHES_AT_ONCE, async (part) => {
+      await pooled(parts, FETCHES_AT_ONCE, async (part) => {
         stats.bytes += await readPart(part);
         stats.parts += 1;
       });
