@@ -76,7 +76,7 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
   const sameModel = (db) => Boolean(db.model && embedder && db.model.id === embedder.info.id && db.model.dims === embedder.info.dims);
   const queryVector = (text) => embedder.embed([text], { kind: 'query' });
   // A core call that may need parts of the model's tables not loaded yet (web/engine/on-demand.mjs).
-  const withRows = (fn) => (embedder?.withRows ? embedder.withRows(fn) : fn());
+  const withParts = (fn) => (embedder?.withParts ? embedder.withParts(fn) : fn());
   const collections = new Map();
   // The loaded model as loadModel chose it (its backend may change later).
   let active = null;
@@ -327,7 +327,7 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
       const bar = threshold === null ? {} : { minScore: threshold };
       await db.whenReady?.();
       const options = { ...weights, k, mode: useVectors ? mode : 'lexical', ...bar, ...(filters ? { filters } : {}) };
-      const found = await withRows(() => db.query(text, query.vector, options));
+      const found = await withParts(() => db.query(text, query.vector, options));
       timings.searchMs = performance.now() - t;
       const results = found.results.filter((r) => r.shown);
       const nearMisses = results.length ? [] : found.results.slice(0, NEAR_MISSES);
@@ -353,7 +353,7 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
       if (!question.trim()) throw new VesperError('empty_input', 'the question is empty');
       const vector = sameModel(db) ? (await queryVector(question)).vectors : null;
       await db.whenReady?.();
-      return withRows(() => this.persona.answer(db, question, vector, conversation, threshold === null ? {} : { threshold }));
+      return withParts(() => this.persona.answer(db, question, vector, conversation, threshold === null ? {} : { threshold }));
     },
     persona: null,
 

@@ -98,7 +98,7 @@ export function failover(primary, fallback, onSwitch) {
     info: primary.info,
     manifest: primary.manifest,
     pieceModel: primary.pieceModel,
-    withRows: primary.withRows,
+    withParts: primary.withParts,
     rowStats: primary.rowStats,
     lexiconStats: primary.lexiconStats,
     lexicon: fallback.lexicon,  // the one that outlives a failover

@@ -191,7 +191,7 @@ export async function createEmbedder({
     // throws 'missing_rows' or 'missing_lexicon' before changing anything)
     // until the parts it needs are loaded; just fn where the whole tables
     // are. rowStats, lexiconStats: what was fetched.
-    withRows: rows || lexiconParts ? (fn) => withParts(fn, { rows, lexicon: lexiconParts }) : async (fn) => fn(),
+    withParts: rows || lexiconParts ? (fn) => withParts(fn, { rows, lexicon: lexiconParts }) : async (fn) => fn(),
     rowStats: rows?.stats ?? null,
     lexiconStats: lexiconParts?.stats ?? null,
     // kind: 'query' | 'document'; titles: per text (documents). Resolves to

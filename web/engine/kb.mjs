@@ -106,10 +106,10 @@ function enablePieceMatch(db, embedder) {
     enable();
   } catch (err) {
     if (err?.code !== 'missing_rows') throw err;
-    let attempt = embedder.withRows(enable);
+    let attempt = embedder.withParts(enable);
     attempt.catch(() => {});  // reported by the query that waits for it
     db.whenReady = () => attempt.catch((failure) => {
-      attempt = embedder.withRows(enable);
+      attempt = embedder.withParts(enable);
       attempt.catch(() => {});
       throw failure;
     });
@@ -135,7 +135,7 @@ export async function addChunks(db, chunks, embedder, { batch = 16, onProgress =
     }
     // Piece matching may need rows of the model the embedding did not (the
     // heading trail is tokenised apart): fetched, then added.
-    added += embedder?.withRows ? await embedder.withRows(() => db.add(part, vectors)) : db.add(part, vectors);
+    added += embedder?.withParts ? await embedder.withParts(() => db.add(part, vectors)) : db.add(part, vectors);
     onProgress?.({ done: Math.min(i + batch, chunks.length), total: chunks.length });
     if (yieldEvery) await new Promise((r) => setTimeout(r, 0));
   }
