@@ -34,9 +34,12 @@ using namespace vesper;
 
 namespace {
 
-[[noreturn]] void ThrowJs(const char* code, const char* message) {
+// `key`, when given, carries `extra` with the error (what a missing-part
+// error names, for the engine to fetch before it repeats the call).
+[[noreturn]] void ThrowJs(const char* code, const char* message, const char* key = nullptr, val extra = val::undefined()) {
   val err = val::global("Error").new_(std::string(message));
   err.set("code", std::string(code));
+  if (key) err.set(key, extra);
   err.throw_();
 }
 
@@ -50,18 +53,11 @@ auto Guard(F&& f) -> decltype(f()) {
   try {
     return f();
   } catch (const MissingShards& e) {
-    val err = val::global("Error").new_(std::string(e.what()));
-    err.set("code", std::string(ErrorCodeName(e.code())));
     val names = val::array();
     for (const std::string& name : e.names()) names.call<void>("push", name);
-    err.set("shards", names);
-    err.throw_();
+    ThrowJs(ErrorCodeName(e.code()), e.what(), "shards", names);
   } catch (const MissingRows& e) {
-    // The ids travel with the error: the engine fetches those rows and repeats the call.
-    val err = val::global("Error").new_(std::string(e.what()));
-    err.set("code", std::string(ErrorCodeName(e.code())));
-    err.set("rows", CopyOutIds(e.ids()));
-    err.throw_();
+    ThrowJs(ErrorCodeName(e.code()), e.what(), "rows", CopyOutIds(e.ids()));
   } catch (const Error& e) {
     ThrowJs(ErrorCodeName(e.code()), e.what());
   } catch (const std::bad_alloc&) {

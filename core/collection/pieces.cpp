@@ -81,11 +81,14 @@ void Collection::EnablePieceMatch(std::shared_ptr<const PieceMatcher> matcher, s
   // Everything is worked out, and every row asked for, before anything changes.
   std::vector<ChunkPieces> lists(chunks_.size());
   const bool stored = stored_pieces_ && stored_pieces_->fingerprint == tokenizer->fingerprint() && stored_pieces_->vocab == matcher->vocab();
-  if (stored) {
+  // (A model holding its whole table has them all: nothing to gather.)
+  if (stored && matcher->model().held() < matcher->vocab()) {
     std::vector<uint8_t> seen(matcher->vocab(), 0);
     for (uint32_t label = 0; label < chunks_.size(); ++label) Mark(stored_pieces_->pieces[label], seen), Mark(stored_pieces_->titles[label], seen);
     const std::vector<int32_t> ids = Marked(seen);
     matcher->model().Require(ids.data(), ids.size());
+  }
+  if (stored) {
     for (uint32_t label = 0; label < chunks_.size(); ++label) {
       lists[label] = {std::move(stored_pieces_->pieces[label]), std::move(stored_pieces_->titles[label])};
     }

@@ -144,22 +144,20 @@ void StaticModel::AddRows(std::string_view bytes) {
     ids[i] = r.u32();
     if (ids[i] >= vocab_ || (i && ids[i] <= ids[i - 1])) r.fail("row ids out of order or outside the vocabulary");
   }
-  // Every row checked before the first is kept, so a bad set adds nothing.
-  const size_t rows_at = kRowSetHeaderBytes + size_t{h.count} * 4;
+  // Every row checked, on a second reader over them, before the first is
+  // kept, so a bad set adds nothing.
+  ByteReader check = r;
   for (uint32_t i = 0; i < h.count; ++i) {
-    ByteReader row(reinterpret_cast<const uint8_t*>(bytes.data()) + rows_at + i * RowBytesOf(h.dtype, dims_), RowBytesOf(h.dtype, dims_), "row set");
-    if (h.dtype == 0) {
-      for (size_t d = 0; d < dims_; ++d) if (!std::isfinite(row.f32())) r.fail("a row holds a non-finite value");
-    } else if (!std::isfinite(row.f32())) {
-      r.fail("a row holds a non-finite value");
-    }
+    const size_t floats = h.dtype == 0 ? dims_ : 1;  // a float row, or an int8 row's scale
+    for (size_t f = 0; f < floats; ++f) if (!std::isfinite(check.f32())) r.fail("a row holds a non-finite value");
+    if (h.dtype != 0) check.take(dims_);
   }
   if (!dtype_known_) {
     Allocate(h.dtype);
     table_id_ = h.table_id;
   }
   for (uint32_t id : ids) {
-    if (present_[id]) r.take(RowBytes());  // the same table: nothing to change
+    if (present_[id]) r.take(RowBytesOf(dtype_, dims_));  // the same table: nothing to change
     else ReadRow(r, id);
   }
 }

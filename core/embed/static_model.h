@@ -75,7 +75,6 @@ class StaticModel {
   std::vector<float> scratch_;    // one decoded row (SetNorm)
 
   void Allocate(uint32_t dtype);
-  size_t RowBytes() const { return dtype_ == 0 ? dims_ * 4 : 4 + dims_; }
   void ReadRow(ByteReader& r, size_t id);
   void SetNorm(size_t id);
   // An int8 table stays int8 in memory (a quarter of the floats it

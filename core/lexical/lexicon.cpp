@@ -114,18 +114,21 @@ std::shared_ptr<Lexicon> Lexicon::FromTsv(std::string_view bytes) {
   utf8::Require(bytes, "lexicon");
   auto lexicon = std::make_shared<Lexicon>();
   lexicon->table_ = std::string(bytes);
-  const std::string_view table = lexicon->table_;
+  ForEachLine(lexicon->table_, [&](std::string_view line, size_t line_no) { lexicon->CheckLine(line, line_no); });
+  return lexicon;
+}
+
+void Lexicon::ForEachLine(std::string_view table, const std::function<void(std::string_view, size_t)>& f) {
   size_t line_no = 0;
-  for (size_t start = 0; start <= table.size();) {
+  for (size_t start = 0; start < table.size();) {
     size_t end = table.find('\n', start);
     if (end == std::string_view::npos) end = table.size();
     std::string_view line = table.substr(start, end - start);
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (!line.empty() && line[0] != '#') lexicon->CheckLine(line, line_no);
+    if (!line.empty() && line[0] != '#') f(line, line_no);
     start = end + 1;
   }
-  return lexicon;
 }
 
 // A line's fields, once its form is checked.

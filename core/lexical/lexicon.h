@@ -11,6 +11,7 @@
 //   FROM<TAB>WORD<TAB>-                  WORD is a function word of FROM
 // Lines starting with '#' are comments.
 #pragma once
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -67,6 +68,8 @@ class Lexicon {
   // building every key up front was most of a cold load's lexicon time.
   // Not thread-safe: a query may finish loading a direction.
   void CheckLine(std::string_view line, size_t line_no);
+  // Each line that is not a comment or blank, with its number, '\r' dropped.
+  static void ForEachLine(std::string_view table, const std::function<void(std::string_view, size_t)>& f);
   static std::vector<std::string_view> ValidLine(std::string_view line, size_t line_no);
   // The key a table word is looked up by; empty when no query could meet it.
   static std::string KeyOf(std::string_view word);

@@ -13,21 +13,6 @@ namespace {
 
 [[noreturn]] void Corrupt(const std::string& why) { throw Error(ErrorCode::kCorruptData, "lexicon shard rejected: " + why); }
 
-// Lines that are not comments or blank, each with its number.
-template <typename F>
-void ForEachLine(std::string_view table, F&& f) {
-  size_t line_no = 0;
-  for (size_t start = 0; start < table.size();) {
-    size_t end = table.find('\n', start);
-    if (end == std::string_view::npos) end = table.size();
-    std::string_view line = table.substr(start, end - start);
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (!line.empty() && line[0] != '#') f(line, line_no);
-    start = end + 1;
-  }
-}
-
 // The key's first word, or its first character when it is Chinese.
 std::string_view FirstUnit(std::string_view key) {
   size_t end = 0;
