@@ -33,7 +33,9 @@ Collection::Collection(std::string name, ModelInfo model, CollectionOptions opti
   // Whatever the index kind: an exact collection may grow into HNSW, and its
   // pack carries these, so what is made here must load again.
   if (std::string problem = HnswParamsProblem(options_.hnsw); !problem.empty()) throw Error(ErrorCode::kInvalidArgument, problem);
-  if (has_vectors() && options_.index == IndexKind::kHnsw) hnsw_ = std::make_unique<HnswIndex>(model_.dims, options_.hnsw);
+  if (has_vectors() && options_.index == IndexKind::kHnsw) {
+    hnsw_ = std::make_unique<HnswIndex>(HnswIndex::ByReference(model_.dims, options_.hnsw));
+  }
 }
 
 Collection::Collection(Collection&&) noexcept = default;
@@ -96,7 +98,7 @@ size_t Collection::Add(std::vector<Chunk> chunks, const float* vectors, size_t v
       std::copy(vectors + i * model_.dims, vectors + (i + 1) * model_.dims, unit.begin());
       Normalize(unit.data(), unit.size());
       store_.Add(unit.data());
-      if (hnsw_) hnsw_->Add(label, unit.data());
+      if (hnsw_) hnsw_->Add(label, store_.Rows());
     }
     AssignPage(label);
     IndexLexical(label);
@@ -172,12 +174,10 @@ void Collection::SpreadPages(const SearchOptions& opt, std::vector<SearchResult>
 
 void Collection::MaybeBuildHnsw() {
   if (hnsw_ || !has_vectors() || options_.index != IndexKind::kAuto || live_ < options_.hnsw_min_size) return;
-  auto index = std::make_unique<HnswIndex>(model_.dims, options_.hnsw, chunks_.size());
-  std::vector<float> v(model_.dims);
+  auto index = std::make_unique<HnswIndex>(HnswIndex::ByReference(model_.dims, options_.hnsw, chunks_.size()));
+  const VectorRows rows = store_.Rows();
   for (uint32_t label = 0; label < chunks_.size(); ++label) {
-    if (!alive_[label]) continue;
-    store_.Decode(label, v.data());
-    index->Add(label, v.data());
+    if (alive_[label]) index->Add(label, rows);
   }
   hnsw_ = std::move(index);
 }
@@ -304,7 +304,7 @@ std::vector<SearchResult> Collection::Search(std::string_view query_text, const 
     if (Normalize(query_.data(), query_.size()) <= 0.f) throw Error(ErrorCode::kInvalidArgument, "query vector is all zeros");
     q = query_.data();
     if (filtered) store_.Search(q, pool, opt.threshold, vector_hits_, &allowed_);
-    else if (hnsw_ && !opt.exact) hnsw_->Search(q, pool, opt.threshold, vector_hits_);
+    else if (hnsw_ && !opt.exact) hnsw_->Search(q, store_.Rows(), pool, opt.threshold, vector_hits_);
     else store_.Search(q, pool, opt.threshold, vector_hits_);
   }
   if (use_lexical && !query_text.empty()) bm25_.Search(query_text, retrieve, lexical_hits_);
@@ -682,15 +682,15 @@ void Collection::LoadVectors(ByteReader& r) {
 }
 
 // The graph, by default without the vectors the vectors section already holds.
-void Collection::SaveHnsw(ByteWriter& w, bool with_vectors) const { hnsw_->Save(w, with_vectors); }
+void Collection::SaveHnsw(ByteWriter& w, bool with_vectors) const {
+  const VectorRows rows = store_.Rows();
+  hnsw_->Save(w, with_vectors, &rows);
+}
 
 void Collection::LoadHnsw(ByteReader& r, size_t label_bytes, bool vectors_inline) {
-  const HnswIndex::VectorSource from_store = [this](uint64_t label, float* out) {
-    if (label >= store_.slots() || !store_.alive(static_cast<uint32_t>(label))) return false;
-    store_.Decode(static_cast<uint32_t>(label), out);
-    return true;
-  };
-  auto index = std::make_unique<HnswIndex>(HnswIndex::Load(r, label_bytes, vectors_inline ? nullptr : &from_store));
+  // The graph reads its vectors from the store (a label with no row fails
+  // here; one whose row is deleted, just below).
+  auto index = std::make_unique<HnswIndex>(HnswIndex::LoadByReference(r, store_.Rows(), label_bytes, vectors_inline));
   if (index->dims() != model_.dims) r.fail("HNSW dims do not match the collection's model");
   for (uint32_t i = 0; i < chunks_.size(); ++i) {
     if (index->Contains(i) != static_cast<bool>(alive_[i])) r.fail("HNSW graph and chunks disagree");

@@ -11,6 +11,7 @@
 
 #include "core/index/dot.h"
 #include "core/index/dot_kernel.h"
+#include "core/index/quantize.h"
 
 namespace vesper {
 namespace {
@@ -30,12 +31,43 @@ class SimdInnerProductSpace : public hnswlib::SpaceInterface<float> {
  private:
   size_t dims_;
 };
-using Space = SimdInnerProductSpace;
+using OwnSpace = SimdInnerProductSpace;
 #else
-using Space = hnswlib::InnerProductSpace;
+using OwnSpace = hnswlib::InnerProductSpace;
 #endif
 
+uint32_t LabelAt(const void* data) {
+  uint32_t label;
+  std::memcpy(&label, data, sizeof(label));
+  return label;
+}
+
+// By reference a node's data is its label, and a distance reads both rows
+// from the store's view. The format is looked at per call: a store turns
+// int8 as it grows, under a graph built on its floats.
+float ReferenceDistance(const void* a, const void* b, const void* param) {
+  const auto& rows = *static_cast<const VectorRows*>(param);
+  const size_t la = LabelAt(a), lb = LabelAt(b), d = rows.dims;
+  if (rows.format == VectorFormat::kInt8) {
+    return 1.f - static_cast<float>(DotInt8Int8(rows.codes + la * d, rows.codes + lb * d, d)) * rows.scales[la] *
+                     rows.scales[lb];
+  }
+  return 1.f - DotKernel(rows.floats + la * d, rows.floats + lb * d, d);
+}
+
+class ReferenceSpace : public hnswlib::SpaceInterface<float> {
+ public:
+  size_t get_data_size() override { return sizeof(uint32_t); }
+  hnswlib::DISTFUNC<float> get_dist_func() override { return ReferenceDistance; }
+  void* get_dist_func_param() override { return &rows; }
+  VectorRows rows;  // the store's view, set before every insertion
+};
+
 using Graph = hnswlib::HierarchicalNSW<float>;
+
+// Results over int8 rows are scored again with the float query; a few
+// spare candidates let that reorder the last places.
+constexpr size_t kInt8RescoreSpare = 8;
 
 }  // namespace
 
@@ -44,10 +76,27 @@ using Graph = hnswlib::HierarchicalNSW<float>;
 // queries instead of two priority queues and a pooled visited list per call,
 // and each neighbour list's distances computed four rows at a time.
 struct HnswIndex::Impl {
-  explicit Impl(size_t dims) : space(dims), dims(dims) {}
-  Space space;
+  Impl(size_t dims, bool by_reference) : dims(dims) {
+    if (by_reference) {
+      auto space_by_reference = std::make_unique<ReferenceSpace>();
+      reference = space_by_reference.get();
+      space = std::move(space_by_reference);
+    } else {
+      space = std::make_unique<OwnSpace>(dims);
+    }
+  }
+  std::unique_ptr<hnswlib::SpaceInterface<float>> space;
+  ReferenceSpace* reference = nullptr;  // the space, for a graph by reference
   size_t dims;
   std::unique_ptr<Graph> graph;
+  uint64_t rows_needed = 0;  // by reference: 1 + the largest label, rows a search needs
+
+  // The search in progress: its rows (by reference) and query.
+  VectorRows rows;
+  const float* query = nullptr;
+  bool int8 = false;
+  std::vector<int16_t> query16;  // int8 rows: the query in int16
+  float query16_scale = 0.f;
 
   using Entry = std::pair<float, hnswlib::tableint>;  // (distance, internal id)
   std::vector<uint16_t> visited;  // visited[id] == epoch: seen in this query
@@ -57,25 +106,45 @@ struct HnswIndex::Impl {
   std::vector<hnswlib::tableint> batch_ids;
   std::vector<float> batch_dist;
 
-  const float* Vector(hnswlib::tableint id) const {
+  size_t Row(hnswlib::tableint id) const { return LabelAt(graph->getDataByInternalId(id)); }
+  const float* FloatRow(hnswlib::tableint id) const {
+    if (reference) return rows.floats + Row(id) * dims;
     return reinterpret_cast<const float*>(graph->getDataByInternalId(id));
   }
-  float Distance(const float* q, hnswlib::tableint id) const { return 1.f - DotKernel(q, Vector(id), dims); }
+  const void* RowAddress(hnswlib::tableint id) const {
+    return int8 ? static_cast<const void*>(rows.codes + Row(id) * dims) : FloatRow(id);
+  }
+  float Distance(hnswlib::tableint id) const {
+    if (!int8) return 1.f - DotKernel(query, FloatRow(id), dims);
+    const size_t row = Row(id);
+    return 1.f - static_cast<float>(DotInt8Int16(query16.data(), rows.codes + row * dims, dims)) * query16_scale *
+                     rows.scales[row];
+  }
 
-  // Distances from q to batch_ids[0..n) into batch_dist.
-  void DistanceBatch(const float* q, size_t n) {
-    size_t i = 0;
-    const float* rows[4];
-    for (; i + 4 <= n; i += 4) {
-      for (size_t j = 0; j < 4; ++j) rows[j] = Vector(batch_ids[i + j]);
-      DotKernel4(q, rows, dims, &batch_dist[i]);
+  // Distances from the query to batch_ids[0..n) into batch_dist.
+  void DistanceBatch(size_t n) {
+    if (int8) {
+      for (size_t j = 0; j < n; ++j) batch_dist[j] = Distance(batch_ids[j]);
+      return;
     }
-    for (; i < n; ++i) batch_dist[i] = DotKernel(q, Vector(batch_ids[i]), dims);
+    size_t i = 0;
+    const float* rows4[4];
+    for (; i + 4 <= n; i += 4) {
+      for (size_t j = 0; j < 4; ++j) rows4[j] = FloatRow(batch_ids[i + j]);
+      DotKernel4(query, rows4, dims, &batch_dist[i]);
+    }
+    for (; i < n; ++i) batch_dist[i] = DotKernel(query, FloatRow(batch_ids[i]), dims);
     for (size_t j = 0; j < n; ++j) batch_dist[j] = 1.f - batch_dist[j];
   }
 
-  void BeginQuery(size_t ef) {
+  void BeginQuery(const float* q, size_t ef) {
     const Graph& g = *graph;
+    query = q;
+    int8 = reference && rows.format == VectorFormat::kInt8;
+    if (int8) {
+      if (query16.size() < dims) query16.resize(dims);
+      query16_scale = QuantizeQueryInt16(q, dims, query16.data());
+    }
     // Every expanded node adds at most maxM0 entries, and the walk rarely
     // expands more than ef before it stops: enough that the heaps don't grow
     // mid-query in practice (the [alloc] test holds this to zero).
@@ -94,10 +163,10 @@ struct HnswIndex::Impl {
   }
 
   // Greedy descent through the upper layers (hnswlib's searchKnn prologue).
-  hnswlib::tableint Descend(const float* q) {
+  hnswlib::tableint Descend() {
     const Graph& g = *graph;
     hnswlib::tableint current = g.enterpoint_node_;
-    float best = Distance(q, current);
+    float best = Distance(current);
     for (int level = g.maxlevel_; level > 0; --level) {
       for (bool moved = true; moved;) {
         moved = false;
@@ -105,7 +174,7 @@ struct HnswIndex::Impl {
         size_t n = *reinterpret_cast<const unsigned short*>(list);  // hnswlib keeps the count in the low half
         const auto* ids = reinterpret_cast<const hnswlib::tableint*>(list + 1);
         for (size_t j = 0; j < n; ++j) batch_ids[j] = ids[j];
-        DistanceBatch(q, n);
+        DistanceBatch(n);
         for (size_t j = 0; j < n; ++j) {
           if (batch_dist[j] < best) best = batch_dist[j], current = batch_ids[j], moved = true;
         }
@@ -117,7 +186,7 @@ struct HnswIndex::Impl {
   // Best-first search of layer 0 from `entry` keeping the ef nearest in
   // `found` (hnswlib's searchBaseLayerST, deleted nodes walked through but
   // never kept).
-  void SearchLayer0(const float* q, hnswlib::tableint entry, size_t ef) {
+  void SearchLayer0(hnswlib::tableint entry, size_t ef) {
     const Graph& g = *graph;
     const bool deletions = g.num_deleted_ != 0;
     auto nearer = [](const Entry& a, const Entry& b) { return a.first > b.first; };  // min-heap order
@@ -125,7 +194,7 @@ struct HnswIndex::Impl {
     frontier.clear();
     found.clear();
     float bound = std::numeric_limits<float>::max();
-    float d = Distance(q, entry);
+    float d = Distance(entry);
     if (!deletions || !g.isMarkedDeleted(entry)) {
       bound = d;
       found.push_back({d, entry});
@@ -145,10 +214,10 @@ struct HnswIndex::Impl {
         hnswlib::tableint id = ids[j];
         if (visited[id] == epoch) continue;
         visited[id] = epoch;
-        __builtin_prefetch(Vector(id));  // natively only: WASM has no prefetch
+        __builtin_prefetch(RowAddress(id));  // natively only: WASM has no prefetch
         batch_ids[fresh++] = id;
       }
-      DistanceBatch(q, fresh);
+      DistanceBatch(fresh);
       for (size_t j = 0; j < fresh; ++j) {
         float dist = batch_dist[j];
         if (found.size() >= ef && dist >= bound) continue;
@@ -166,6 +235,29 @@ struct HnswIndex::Impl {
         if (!found.empty()) bound = found.front().first;
       }
     }
+  }
+
+  // The walk's nearest (sorted) as hits: over int8 rows the first k + spare
+  // are scored again with the float query and sorted by that.
+  void TakeResults(size_t k, float threshold, std::vector<Hit>& out) const {
+    const Graph& g = *graph;
+    const size_t take = int8 ? std::min(found.size(), k + kInt8RescoreSpare) : found.size();
+    for (size_t i = 0; i < take && (int8 || out.size() < k); ++i) {
+      const hnswlib::tableint id = found[i].second;
+      float score = 1.f - found[i].first;
+      if (int8) {
+        const size_t row = Row(id);
+        score = DotInt8(query, rows.codes + row * dims, dims, rows.scales[row]);
+      } else if (score < threshold) {
+        break;
+      }
+      if (score >= threshold) out.push_back(Hit{static_cast<uint32_t>(g.getExternalLabel(id)), score});
+    }
+    if (!int8) return;
+    std::sort(out.begin(), out.end(), [](const Hit& a, const Hit& b) {
+      return a.score != b.score ? a.score > b.score : a.label < b.label;
+    });
+    if (out.size() > k) out.resize(k);
   }
 };
 
@@ -185,10 +277,17 @@ void HnswIndex::set_ef_search(uint32_t ef) {
 }
 
 HnswIndex::HnswIndex(size_t dims, HnswParams params, size_t initial_capacity)
-    : dims_(dims), params_(params), impl_(std::make_unique<Impl>(dims)) {
+    : HnswIndex(dims, params, initial_capacity, false) {}
+
+HnswIndex HnswIndex::ByReference(size_t dims, HnswParams params, size_t initial_capacity) {
+  return HnswIndex(dims, params, initial_capacity, true);
+}
+
+HnswIndex::HnswIndex(size_t dims, HnswParams params, size_t initial_capacity, bool by_reference)
+    : dims_(dims), params_(params), impl_(std::make_unique<Impl>(dims, by_reference)) {
   if (dims == 0) throw Error(ErrorCode::kInvalidArgument, "HNSW index needs at least one dimension");
   if (std::string problem = HnswParamsProblem(params); !problem.empty()) throw Error(ErrorCode::kInvalidArgument, problem);
-  impl_->graph = std::make_unique<Graph>(&impl_->space, std::max<size_t>(initial_capacity, 16), params.M,
+  impl_->graph = std::make_unique<Graph>(impl_->space.get(), std::max<size_t>(initial_capacity, 16), params.M,
                                          params.ef_construction, params.seed);
 }
 
@@ -196,17 +295,44 @@ HnswIndex::~HnswIndex() = default;
 HnswIndex::HnswIndex(HnswIndex&&) noexcept = default;
 HnswIndex& HnswIndex::operator=(HnswIndex&&) noexcept = default;
 
+bool HnswIndex::by_reference() const { return impl_->reference != nullptr; }
 size_t HnswIndex::size() const { return impl_->graph->cur_element_count - impl_->graph->num_deleted_; }
 size_t HnswIndex::capacity() const { return impl_->graph->max_elements_; }
 
-void HnswIndex::Add(uint32_t label, const float* v) {
-  Graph& g = *impl_->graph;
+namespace {
+
+// Rows a graph by reference can read: its dimensions, the pointers its
+// format uses, and (for a search) every label the graph holds.
+void CheckRows(const VectorRows& rows, size_t dims, uint64_t needed) {
+  const bool pointers = rows.format == VectorFormat::kInt8 ? rows.codes && rows.scales : rows.floats != nullptr;
+  if (rows.dims != dims || rows.count < needed || (rows.count && !pointers)) {
+    throw Error(ErrorCode::kInvalidArgument, "HNSW rows do not cover the graph's vectors");
+  }
+}
+
+// Adds `data` (the node's vector, or its label by reference) under label,
+// growing the graph geometrically where hnswlib would throw.
+void Insert(Graph& g, uint32_t label, const void* data) {
   if (g.label_lookup_.count(label)) {
     throw Error(ErrorCode::kInvalidArgument, "HNSW label " + std::to_string(label) + " is already in use");
   }
-  // hnswlib throws when full; grow geometrically instead.
   if (g.cur_element_count >= g.max_elements_) g.resizeIndex(g.max_elements_ * 2);
-  g.addPoint(v, label);
+  g.addPoint(data, label);
+}
+
+}  // namespace
+
+void HnswIndex::Add(uint32_t label, const float* v) {
+  if (by_reference()) throw Error(ErrorCode::kInvalidArgument, "this HNSW graph reads its vectors by reference");
+  Insert(*impl_->graph, label, v);
+}
+
+void HnswIndex::Add(uint32_t label, const VectorRows& rows) {
+  if (!by_reference()) throw Error(ErrorCode::kInvalidArgument, "this HNSW graph holds its own vectors");
+  CheckRows(rows, dims_, uint64_t{label} + 1);
+  impl_->reference->rows = rows;
+  Insert(*impl_->graph, label, &label);
+  impl_->rows_needed = std::max<uint64_t>(impl_->rows_needed, uint64_t{label} + 1);
 }
 
 void HnswIndex::Remove(uint32_t label) {
@@ -225,30 +351,44 @@ bool HnswIndex::Contains(uint32_t label) const {
 }
 
 void HnswIndex::Search(const float* query, size_t k, float threshold, std::vector<Hit>& out) const {
+  if (by_reference()) throw Error(ErrorCode::kInvalidArgument, "this HNSW graph needs the rows it reads");
+  impl_->rows = VectorRows{};
+  Walk(query, k, threshold, out);
+}
+
+void HnswIndex::Search(const float* query, const VectorRows& rows, size_t k, float threshold,
+                       std::vector<Hit>& out) const {
+  if (!by_reference()) throw Error(ErrorCode::kInvalidArgument, "this HNSW graph holds its own vectors");
+  CheckRows(rows, dims_, impl_->rows_needed);
+  impl_->rows = rows;
+  Walk(query, k, threshold, out);
+}
+
+void HnswIndex::Walk(const float* query, size_t k, float threshold, std::vector<Hit>& out) const {
   out.clear();
   Graph& g = *impl_->graph;
   if (k == 0 || g.cur_element_count == g.num_deleted_) return;
   Impl& impl = *impl_;
   const size_t ef = std::max<size_t>(params_.ef_search, k);
-  impl.BeginQuery(ef);
-  impl.SearchLayer0(query, impl.Descend(query), ef);
-  auto& found = impl.found;
-  std::sort(found.begin(), found.end());  // nearest first; ties by internal id
-  for (size_t i = 0; i < found.size() && out.size() < k; ++i) {
-    float score = 1.f - found[i].first;
-    if (score < threshold) break;
-    out.push_back(Hit{static_cast<uint32_t>(g.getExternalLabel(found[i].second)), score});
-  }
+  impl.BeginQuery(query, ef);
+  impl.SearchLayer0(impl.Descend(), ef);
+  std::sort(impl.found.begin(), impl.found.end());  // nearest first; ties by internal id
+  impl.TakeResults(k, threshold, out);
 }
 
 // hnswlib 0.6.2 saves only to files; this writes the same state to bytes
 // through its public members, and Load validates every link before use.
-// Each node is its level-0 links, its vector (unless the caller keeps the
-// vectors: then only a deleted node's) and its label as a u64: hnswlib's own
-// memory image natively, but labels are size_t, 4 bytes in wasm32, so the
-// label is written out rather than copied with the image.
-void HnswIndex::Save(ByteWriter& w, bool with_vectors) const {
+// Each node is its level-0 links, its vector (see the header) and its label
+// as a u64: hnswlib's own memory image natively for a graph with its own
+// vectors, but labels are size_t, 4 bytes in wasm32, so the label is written
+// out rather than copied with the image.
+void HnswIndex::Save(ByteWriter& w, bool with_vectors, const VectorRows* rows) const {
   const Graph& g = *impl_->graph;
+  const bool by_ref = by_reference();
+  if (by_ref && (with_vectors || g.num_deleted_) && !rows) {
+    throw Error(ErrorCode::kInvalidArgument, "saving this HNSW graph's vectors needs the rows it reads");
+  }
+  if (by_ref && rows) CheckRows(*rows, dims_, impl_->rows_needed);
   w.u32(static_cast<uint32_t>(dims_));
   w.u32(params_.M);
   w.u32(params_.ef_construction);
@@ -257,11 +397,20 @@ void HnswIndex::Save(ByteWriter& w, bool with_vectors) const {
   w.u64(g.cur_element_count);
   w.u32(static_cast<uint32_t>(g.maxlevel_));
   w.u32(g.enterpoint_node_);
+  std::vector<float> vector(by_ref ? dims_ : 0);
   for (size_t i = 0; i < g.cur_element_count; ++i) {
+    const auto id = static_cast<hnswlib::tableint>(i);
     const char* node = g.data_level0_memory_ + i * g.size_data_per_element_;
-    const bool inline_vector = with_vectors || g.isMarkedDeleted(static_cast<hnswlib::tableint>(i));
-    w.raw(node, g.size_links_level0_ + (inline_vector ? g.data_size_ : 0));
-    w.u64(g.getExternalLabel(static_cast<hnswlib::tableint>(i)));
+    w.raw(node, g.size_links_level0_);
+    if (with_vectors || g.isMarkedDeleted(id)) {
+      if (!by_ref) {
+        w.raw(node + g.size_links_level0_, g.data_size_);
+      } else {
+        DecodeRow(*rows, LabelAt(node + g.size_links_level0_), vector.data());
+        w.raw(vector.data(), dims_ * sizeof(float));
+      }
+    }
+    w.u64(g.getExternalLabel(id));
   }
   for (size_t i = 0; i < g.cur_element_count; ++i) {
     w.u32(static_cast<uint32_t>(g.element_levels_[i]));
@@ -269,8 +418,11 @@ void HnswIndex::Save(ByteWriter& w, bool with_vectors) const {
   }
 }
 
-HnswIndex HnswIndex::Load(ByteReader& r, size_t label_bytes, const VectorSource* vectors) {
-  size_t dims = r.u32();
+namespace {
+
+// The parameters a saved graph starts with, checked as everywhere else.
+HnswParams ReadParams(ByteReader& r, size_t& dims) {
+  dims = r.u32();
   if (dims == 0 || dims > 65536) r.fail("implausible HNSW dimensions");
   HnswParams p;
   p.M = r.u32();
@@ -278,50 +430,29 @@ HnswIndex HnswIndex::Load(ByteReader& r, size_t label_bytes, const VectorSource*
   p.ef_search = r.u32();
   p.seed = r.u32();
   if (std::string problem = HnswParamsProblem(p); !problem.empty()) r.fail("bad HNSW parameters: " + problem);
-  if (label_bytes != 4 && label_bytes != 8) throw Error(ErrorCode::kInvalidArgument, "HNSW labels are 4 or 8 bytes");
-  // Each node is stored as its level-0 links, its vector (unless the vectors
-  // come from elsewhere) and its label: the count is bounded by the bytes
-  // present, and the graph's own image (whose per-node size differs: size_t
-  // labels) must fit a size_t, which on wasm32 a crafted count would
-  // otherwise wrap into a tiny allocation.
-  const uint64_t links0 = uint64_t{2} * p.M * sizeof(hnswlib::tableint) + sizeof(hnswlib::linklistsizeint);
-  const uint64_t stored = links0 + (vectors ? 0 : uint64_t{dims} * sizeof(float)) + label_bytes;
-  uint64_t count = r.count(stored);
-  const uint64_t image = links0 + uint64_t{dims} * sizeof(float) + sizeof(hnswlib::labeltype);
-  if (count > std::numeric_limits<size_t>::max() / image / 2) r.fail("HNSW graph too large for this build");
-  HnswIndex index(dims, p, count);
-  Graph& g = *index.impl_->graph;
-  uint32_t maxlevel = r.u32();
-  uint32_t entry = r.u32();
-  if (count > 0 && (entry >= count || maxlevel > 64)) r.fail("bad HNSW entry point");
-  for (size_t i = 0; i < count; ++i) {
-    char* node = g.data_level0_memory_ + i * g.size_data_per_element_;
-    std::memcpy(node, r.take(g.size_links_level0_), g.size_links_level0_);
-    const bool inline_vector = !vectors || g.isMarkedDeleted(static_cast<hnswlib::tableint>(i));
-    if (inline_vector) std::memcpy(node + g.size_links_level0_, r.take(g.data_size_), g.data_size_);
-    uint64_t label = label_bytes == 8 ? r.u64() : r.u32();
-    if (label > std::numeric_limits<uint32_t>::max()) r.fail("HNSW label out of range");
-    if (!inline_vector && !(*vectors)(label, reinterpret_cast<float*>(node + g.size_links_level0_))) {
-      r.fail("HNSW node names a label with no vector");
-    }
-    g.setExternalLabel(static_cast<hnswlib::tableint>(i), static_cast<hnswlib::labeltype>(label));
-  }
-  // A node's links at one level: at most that level's fan-out (2M at level 0,
-  // M above), each to a node of the graph; above level 0, to a node that has
-  // that level (checked once every node's level is known).
-  auto check_links = [&](const char* list, size_t most) {
-    hnswlib::linklistsizeint n;
-    std::memcpy(&n, list, sizeof(n));
-    unsigned short links = n & 0xFFFF;
-    if (links > most) r.fail("HNSW node has too many links");
-    const auto* ids = reinterpret_cast<const hnswlib::tableint*>(list + sizeof(n));
-    for (unsigned short j = 0; j < links; ++j) if (ids[j] >= count) r.fail("HNSW link points outside the graph");
-  };
+  return p;
+}
+
+// A node's links at one level: at most that level's fan-out (2M at level 0,
+// M above), each to a node of the graph.
+void CheckLinks(ByteReader& r, const char* list, size_t most, size_t count) {
+  hnswlib::linklistsizeint n;
+  std::memcpy(&n, list, sizeof(n));
+  unsigned short links = n & 0xFFFF;
+  if (links > most) r.fail("HNSW node has too many links");
+  const auto* ids = reinterpret_cast<const hnswlib::tableint*>(list + sizeof(n));
+  for (unsigned short j = 0; j < links; ++j) if (ids[j] >= count) r.fail("HNSW link points outside the graph");
+}
+
+// Each node's upper levels, after its level-0 record: the level, and that
+// many link lists, each checked; then every upper link must point to a node
+// that has that level (known once every node's level is).
+void ReadUpperLevels(ByteReader& r, Graph& g, size_t count, uint32_t maxlevel) {
   g.cur_element_count = 0;  // raised as nodes are validated, so the destructor frees only what exists
   for (size_t i = 0; i < count; ++i) {
     uint32_t level = r.u32();
     if (level > maxlevel) r.fail("HNSW node level exceeds the graph's");
-    check_links(g.data_level0_memory_ + i * g.size_data_per_element_, g.maxM0_);
+    CheckLinks(r, g.data_level0_memory_ + i * g.size_data_per_element_, g.maxM0_, count);
     g.element_levels_[i] = static_cast<int>(level);
     g.linkLists_[i] = nullptr;
     if (level > 0) {
@@ -331,7 +462,7 @@ HnswIndex HnswIndex::Load(ByteReader& r, size_t label_bytes, const VectorSource*
       if (!g.linkLists_[i]) throw Error(ErrorCode::kInternal, "out of memory loading HNSW graph");
       std::memcpy(g.linkLists_[i], src, bytes);
       g.cur_element_count = i + 1;  // from here the destructor frees this node's links
-      for (uint32_t l = 1; l <= level; ++l) check_links(g.linkLists_[i] + (l - 1) * g.size_links_per_element_, g.maxM_);
+      for (uint32_t l = 1; l <= level; ++l) CheckLinks(r, g.linkLists_[i] + (l - 1) * g.size_links_per_element_, g.maxM_, count);
     }
     g.cur_element_count = i + 1;  // level-0 nodes own no separate allocation
     hnswlib::labeltype label = g.getExternalLabel(static_cast<hnswlib::tableint>(i));
@@ -349,6 +480,53 @@ HnswIndex HnswIndex::Load(ByteReader& r, size_t label_bytes, const VectorSource*
       }
     }
   }
+}
+
+}  // namespace
+
+HnswIndex HnswIndex::Load(ByteReader& r, size_t label_bytes) { return LoadGraph(r, label_bytes, nullptr, true); }
+
+HnswIndex HnswIndex::LoadByReference(ByteReader& r, const VectorRows& rows, size_t label_bytes, bool vectors_inline) {
+  return LoadGraph(r, label_bytes, &rows, vectors_inline);
+}
+
+// rows null: a graph with its own vectors, every node's inline.
+HnswIndex HnswIndex::LoadGraph(ByteReader& r, size_t label_bytes, const VectorRows* rows, bool vectors_inline) {
+  size_t dims = 0;
+  HnswParams p = ReadParams(r, dims);
+  if (label_bytes != 4 && label_bytes != 8) throw Error(ErrorCode::kInvalidArgument, "HNSW labels are 4 or 8 bytes");
+  if (rows && rows->dims != dims) r.fail("HNSW dims do not match its vectors'");
+  // Each node is stored as its level-0 links, maybe its vector and its
+  // label: the count is bounded by the bytes present, and the graph's own
+  // image (whose per-node size differs: size_t labels) must fit a size_t,
+  // which on wasm32 a crafted count would otherwise wrap into a tiny allocation.
+  const uint64_t links0 = uint64_t{2} * p.M * sizeof(hnswlib::tableint) + sizeof(hnswlib::linklistsizeint);
+  const uint64_t vector_bytes = uint64_t{dims} * sizeof(float);
+  uint64_t count = r.count(links0 + (vectors_inline ? vector_bytes : 0) + label_bytes);
+  const uint64_t image = links0 + (rows ? sizeof(uint32_t) : vector_bytes) + sizeof(hnswlib::labeltype);
+  if (count > std::numeric_limits<size_t>::max() / image / 2) r.fail("HNSW graph too large for this build");
+  HnswIndex index(dims, p, count, rows != nullptr);
+  Graph& g = *index.impl_->graph;
+  uint32_t maxlevel = r.u32();
+  uint32_t entry = r.u32();
+  if (count > 0 && (entry >= count || maxlevel > 64)) r.fail("bad HNSW entry point");
+  for (size_t i = 0; i < count; ++i) {
+    char* node = g.data_level0_memory_ + i * g.size_data_per_element_;
+    std::memcpy(node, r.take(g.size_links_level0_), g.size_links_level0_);
+    const bool inline_vector = vectors_inline || g.isMarkedDeleted(static_cast<hnswlib::tableint>(i));
+    if (inline_vector && !rows) std::memcpy(node + g.size_links_level0_, r.take(g.data_size_), g.data_size_);
+    if (inline_vector && rows) r.take(vector_bytes);  // the rows hold it
+    uint64_t label = label_bytes == 8 ? r.u64() : r.u32();
+    if (label > std::numeric_limits<uint32_t>::max()) r.fail("HNSW label out of range");
+    if (rows) {
+      if (label >= rows->count) r.fail("HNSW node names a label with no vector");
+      const auto row = static_cast<uint32_t>(label);
+      std::memcpy(node + g.size_links_level0_, &row, sizeof(row));
+      index.impl_->rows_needed = std::max(index.impl_->rows_needed, label + 1);
+    }
+    g.setExternalLabel(static_cast<hnswlib::tableint>(i), static_cast<hnswlib::labeltype>(label));
+  }
+  ReadUpperLevels(r, g, count, maxlevel);
   g.maxlevel_ = count ? static_cast<int>(maxlevel) : -1;
   g.enterpoint_node_ = count ? entry : static_cast<hnswlib::tableint>(-1);
   if (count && g.element_levels_[entry] != static_cast<int>(maxlevel)) r.fail("HNSW entry point is not on the top level");

@@ -7,12 +7,12 @@
 // Search reuses scratch held by the index: one query at a time per index.
 #pragma once
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/index/top_k.h"
+#include "core/index/vector_store.h"
 #include "core/util/bytes.h"
 
 namespace vesper {
@@ -42,39 +42,59 @@ std::string HnswParamsProblem(const HnswParams& p);
 
 class HnswIndex {
  public:
+  // A graph holding its own float copy of every vector (standalone use).
   HnswIndex(size_t dims, HnswParams params = {}, size_t initial_capacity = 1024);
+  // A graph holding no vectors: node `label`'s vector is row `label` of the
+  // VectorRows passed to every call that needs vectors (a collection's
+  // store, which already holds them: no second copy). Float32 and binary
+  // rows are read as floats; int8 rows as codes, the query in int16.
+  static HnswIndex ByReference(size_t dims, HnswParams params = {}, size_t initial_capacity = 1024);
   ~HnswIndex();
   HnswIndex(HnswIndex&&) noexcept;
   HnswIndex& operator=(HnswIndex&&) noexcept;
 
   size_t dims() const { return dims_; }
+  bool by_reference() const;
   size_t size() const;  // live (not deleted) entries
   size_t capacity() const;
   const HnswParams& params() const { return params_; }
   // ef in [1, kMaxHnswEf], else invalid_argument.
   void set_ef_search(uint32_t ef);
 
-  // Labels are the caller's; adding past capacity grows the graph.
+  // Labels are the caller's; adding past capacity grows the graph. The
+  // first form for a graph with its own vectors, the second by reference
+  // (rows must hold row `label`).
   void Add(uint32_t label, const float* v);
+  void Add(uint32_t label, const VectorRows& rows);
   // Marks the label deleted: it is never returned again.
   void Remove(uint32_t label);
   bool Contains(uint32_t label) const;
+  // Scores are cosine similarities; over int8 rows, each result is scored
+  // again with the float query (as the int8 exact scan scores it).
   void Search(const float* query, size_t k, float threshold, std::vector<Hit>& out) const;
+  void Search(const float* query, const VectorRows& rows, size_t k, float threshold, std::vector<Hit>& out) const;
 
-  // The graph. With a vector source the live nodes' vectors are left out
-  // (the collection's vector store holds them: pack version 4); a node
-  // marked deleted keeps its vector inline, as search still walks through it.
-  void Save(ByteWriter& w, bool with_vectors) const;
-  // Fills `out` (dims floats) with the vector of a live label; false if the
-  // label names no live vector.
-  using VectorSource = std::function<bool(uint64_t label, float* out)>;
+  // The graph: per node its level-0 links, its vector as floats (all nodes'
+  // with_vectors, else only a deleted node's: search still walks through it
+  // and the caller's store may not keep it) and its label, then the upper
+  // levels. One layout for both kinds of graph: a graph by reference takes
+  // the vectors it writes from `rows`.
+  void Save(ByteWriter& w, bool with_vectors, const VectorRows* rows = nullptr) const;
   // label_bytes is 8 in everything Save writes; 4 reads graphs saved by
   // wasm32 builds before pack version 2, which copied size_t labels as is.
-  // vectors: where live nodes' vectors come from when Save left them out.
-  static HnswIndex Load(ByteReader& r, size_t label_bytes = 8, const VectorSource* vectors = nullptr);
+  // A graph with its own vectors needs them inline for every node.
+  static HnswIndex Load(ByteReader& r, size_t label_bytes = 8);
+  // A graph by reference over rows: inline vectors (every node's when
+  // vectors_inline, else deleted nodes') are read past; every label must
+  // name a row.
+  static HnswIndex LoadByReference(ByteReader& r, const VectorRows& rows, size_t label_bytes = 8,
+                                   bool vectors_inline = false);
 
  private:
   struct Impl;
+  HnswIndex(size_t dims, HnswParams params, size_t initial_capacity, bool by_reference);
+  static HnswIndex LoadGraph(ByteReader& r, size_t label_bytes, const VectorRows* rows, bool vectors_inline);
+  void Walk(const float* query, size_t k, float threshold, std::vector<Hit>& out) const;
   size_t dims_;
   HnswParams params_;
   std::unique_ptr<Impl> impl_;

@@ -11,6 +11,17 @@
 
 namespace vesper {
 
+#if !defined(__wasm_simd128__) && defined(__AVX2__) && defined(__FMA__)
+namespace {
+int32_t HorizontalSum(__m256i v) {
+  __m128i h = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0x4E));
+  h = _mm_add_epi32(h, _mm_shuffle_epi32(h, 0xB1));
+  return _mm_cvtsi128_si32(h);
+}
+}  // namespace
+#endif
+
 float QuantizeInt8(const float* v, size_t n, int8_t* codes) {
   float max_abs = 0.f;
   for (size_t i = 0; i < n; ++i) max_abs = std::max(max_abs, std::fabs(v[i]));
@@ -81,8 +92,41 @@ int32_t DotInt8Int16(const int16_t* q16, const int8_t* codes, size_t n) {
   v128_t s = wasm_i32x4_add(acc0, acc1);
   sum = wasm_i32x4_extract_lane(s, 0) + wasm_i32x4_extract_lane(s, 1) + wasm_i32x4_extract_lane(s, 2) +
         wasm_i32x4_extract_lane(s, 3);
+#elif defined(__AVX2__) && defined(__FMA__)
+  __m256i acc = _mm256_setzero_si256();
+  for (; i + 16 <= n; i += 16) {
+    __m256i c = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(codes + i)));
+    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(c, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q16 + i))));
+  }
+  sum = HorizontalSum(acc);
 #endif
   for (; i < n; ++i) sum += static_cast<int32_t>(q16[i]) * codes[i];
+  return sum;
+}
+
+int32_t DotInt8Int8(const int8_t* a, const int8_t* b, size_t n) {
+  size_t i = 0;
+  int32_t sum = 0;
+#if defined(__wasm_simd128__)
+  v128_t acc0 = wasm_i32x4_splat(0), acc1 = acc0;
+  for (; i + 16 <= n; i += 16) {
+    v128_t x = wasm_v128_load(a + i), y = wasm_v128_load(b + i);
+    acc0 = wasm_i32x4_add(acc0, wasm_i32x4_dot_i16x8(wasm_i16x8_extend_low_i8x16(x), wasm_i16x8_extend_low_i8x16(y)));
+    acc1 = wasm_i32x4_add(acc1, wasm_i32x4_dot_i16x8(wasm_i16x8_extend_high_i8x16(x), wasm_i16x8_extend_high_i8x16(y)));
+  }
+  v128_t s = wasm_i32x4_add(acc0, acc1);
+  sum = wasm_i32x4_extract_lane(s, 0) + wasm_i32x4_extract_lane(s, 1) + wasm_i32x4_extract_lane(s, 2) +
+        wasm_i32x4_extract_lane(s, 3);
+#elif defined(__AVX2__) && defined(__FMA__)
+  __m256i acc = _mm256_setzero_si256();
+  for (; i + 16 <= n; i += 16) {
+    __m256i x = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(a + i)));
+    __m256i y = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b + i)));
+    acc = _mm256_add_epi32(acc, _mm256_madd_epi16(x, y));
+  }
+  sum = HorizontalSum(acc);
+#endif
+  for (; i < n; ++i) sum += static_cast<int32_t>(a[i]) * b[i];
   return sum;
 }
 

@@ -16,6 +16,9 @@ float DotInt8(const float* q, const int8_t* codes, size_t n, float scale);
 // to about 1e-4 of the float path; callers rescore their final hits with DotInt8.
 float QuantizeQueryInt16(const float* q, size_t n, int16_t* q16);
 int32_t DotInt8Int16(const int16_t* q16, const int8_t* codes, size_t n);
+// Two int8 codes against each other (an HNSW graph built over int8 rows):
+// exact integer arithmetic, so every build target agrees to the bit.
+int32_t DotInt8Int8(const int8_t* a, const int8_t* b, size_t n);
 
 inline size_t BinaryWords(size_t dims) { return (dims + 63) / 64; }
 // Bit i set when v[i] > 0.

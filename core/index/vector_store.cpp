@@ -37,6 +37,20 @@ size_t VectorStore::bytes_per_vector() const {
   return 0;
 }
 
+VectorRows VectorStore::Rows() const {
+  VectorRows rows;
+  rows.format = format_;
+  rows.dims = dims_;
+  rows.count = alive_.size();
+  if (format_ == VectorFormat::kInt8) {
+    rows.codes = codes_.data();
+    rows.scales = scales_.data();
+  } else {
+    rows.floats = data_.data();
+  }
+  return rows;
+}
+
 uint32_t VectorStore::Add(const float* v) {
   if (dims_ == 0) throw Error(ErrorCode::kInvalidArgument, "vector store has no dimensions");
   if (format_ == VectorFormat::kInt8) {
@@ -72,15 +86,17 @@ void VectorStore::Remove(uint32_t label) {
   --alive_count_;
 }
 
-void VectorStore::Decode(uint32_t label, float* out) const {
-  if (format_ == VectorFormat::kInt8) {
-    const int8_t* c = codes_.data() + static_cast<size_t>(label) * dims_;
-    for (size_t d = 0; d < dims_; ++d) out[d] = scales_[label] * c[d];
+void DecodeRow(const VectorRows& rows, size_t label, float* out) {
+  if (rows.format == VectorFormat::kInt8) {
+    const int8_t* c = rows.codes + label * rows.dims;
+    for (size_t d = 0; d < rows.dims; ++d) out[d] = rows.scales[label] * c[d];
   } else {
-    const float* v = data_.data() + static_cast<size_t>(label) * dims_;
-    std::copy(v, v + dims_, out);
+    const float* v = rows.floats + label * rows.dims;
+    std::copy(v, v + rows.dims, out);
   }
 }
+
+void VectorStore::Decode(uint32_t label, float* out) const { DecodeRow(Rows(), label, out); }
 
 float VectorStore::Score(const float* query, uint32_t label) const {
   if (format_ == VectorFormat::kInt8) {

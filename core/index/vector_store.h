@@ -21,6 +21,21 @@ enum class VectorFormat : uint32_t { kFloat32 = 0, kInt8 = 1, kBinary = 2 };
 const char* VectorFormatName(VectorFormat f);
 VectorFormat ParseVectorFormat(const std::string& name);  // "float32" | "int8" | "binary"
 
+// A read-only view of a store's rows by label, for an index that keeps no
+// copy of the vectors (HnswIndex by reference). Pointers are valid until the
+// store next changes: take a fresh view for every call.
+struct VectorRows {
+  VectorFormat format = VectorFormat::kFloat32;
+  size_t dims = 0;
+  size_t count = 0;                 // labels with a row, deleted ones included
+  const float* floats = nullptr;    // float32 and binary: count x dims
+  const int8_t* codes = nullptr;    // int8: count x dims
+  const float* scales = nullptr;    // int8: count
+};
+
+// Row `label` of `rows` as floats (int8 decoded).
+void DecodeRow(const VectorRows& rows, size_t label, float* out);
+
 class VectorStore {
  public:
   explicit VectorStore(size_t dims = 0, VectorFormat format = VectorFormat::kFloat32);
@@ -31,6 +46,7 @@ class VectorStore {
   size_t size() const { return alive_count_; }
   bool alive(uint32_t label) const { return label < alive_.size() && alive_[label]; }
   size_t bytes_per_vector() const;
+  VectorRows Rows() const;
 
   // Stores `v` under the next label and returns it.
   uint32_t Add(const float* v);

@@ -69,4 +69,16 @@ TEST_CASE("warmed-up searches allocate nothing", "[index][alloc]") {
   CHECK(hits[0].label == 50 * 37 % n);  // the last query finds itself first
   hnsw.Remove(5);  // the walk through deleted nodes allocates nothing either
   CHECK(AllocationsAfterWarmUp([&](int i) { hnsw.Search(data.data() + (i * 37 % n) * dims, 10, -1.f, hits); }) == 0);
+
+  // A graph reading an int8 store's rows: the query in int16 and the
+  // results' rescoring reuse their scratch too.
+  VectorStore codes(dims, VectorFormat::kInt8);
+  HnswIndex by_reference = HnswIndex::ByReference(dims);
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t label = codes.Add(data.data() + i * dims);
+    by_reference.Add(label, codes.Rows());
+  }
+  const VectorRows rows = codes.Rows();
+  CHECK(AllocationsAfterWarmUp([&](int i) { by_reference.Search(data.data() + (i * 37 % n) * dims, rows, 10, -1.f, hits); }) == 0);
+  CHECK(hits.size() == 10);
 }

@@ -18,7 +18,8 @@ double RecallAt10(const HnswIndex& hnsw, const VectorStore& exact, const std::ve
   std::vector<Hit> a, b;
   for (size_t q = 0; q * dims < queries.size(); ++q) {
     exact.Search(queries.data() + q * dims, 10, -1.f, a);
-    hnsw.Search(queries.data() + q * dims, 10, -1.f, b);
+    if (hnsw.by_reference()) hnsw.Search(queries.data() + q * dims, exact.Rows(), 10, -1.f, b);
+    else hnsw.Search(queries.data() + q * dims, 10, -1.f, b);
     std::set<uint32_t> truth;
     for (auto& h : a) truth.insert(h.label);
     for (auto& h : b) found += truth.count(h.label);
@@ -170,37 +171,94 @@ TEST_CASE("HNSW saves to bytes and loads back identically", "[index]") {
   CHECK(loaded.size() == n - 1 + 3000);
 }
 
-TEST_CASE("HNSW saved without its vectors loads them from a source, a deleted node's inline", "[index]") {
+TEST_CASE("an HNSW graph by reference keeps no vectors: saved it carries a deleted node's, loaded over the rows it searches as before", "[index]") {
   const size_t dims = 16, n = 300;
   auto data = test::ClusteredVectors(n, dims, 6, 0.3f, 9);
-  HnswIndex hnsw(dims);
-  for (size_t i = 0; i < n; ++i) hnsw.Add(static_cast<uint32_t>(i), data.data() + i * dims);
+  VectorStore store(dims);
+  HnswIndex hnsw = HnswIndex::ByReference(dims);
+  CHECK(hnsw.by_reference());
+  for (size_t i = 0; i < n; ++i) {
+    store.Add(data.data() + i * dims);
+    hnsw.Add(static_cast<uint32_t>(i), store.Rows());
+  }
+  CHECK_THROWS_AS(hnsw.Add(n + 5, store.Rows()), Error);  // no row for that label
+  CHECK_THROWS_AS(hnsw.Add(static_cast<uint32_t>(n), data.data()), Error);  // holds no vectors
+  std::vector<Hit> hits;
+  CHECK_THROWS_AS(hnsw.Search(data.data(), 10, -1.f, hits), Error);  // needs its rows
+  CHECK(RecallAt10(hnsw, store, data, dims) >= 0.95);
   hnsw.Remove(42);
+  store.Remove(42);
   Bytes full, lean;
   ByteWriter wf(full), wl(lean);
-  hnsw.Save(wf, true);
-  hnsw.Save(wl, false);
+  const VectorRows rows = store.Rows();
+  hnsw.Save(wf, true, &rows);
+  hnsw.Save(wl, false, &rows);
+  CHECK_THROWS_AS(hnsw.Save(wl, false), Error);  // the deleted node's vector comes from the rows
   // The live nodes' vectors are left out; the deleted one's stays.
   CHECK(full.size() - lean.size() == (n - 1) * dims * sizeof(float));
-  std::set<uint64_t> asked;
-  const HnswIndex::VectorSource source = [&](uint64_t label, float* out) {
-    if (label >= n || label == 42) return false;
-    asked.insert(label);
-    std::memcpy(out, data.data() + label * dims, dims * sizeof(float));
-    return true;
-  };
   ByteReader r(lean.data(), lean.size(), "test");
-  HnswIndex loaded = HnswIndex::Load(r, 8, &source);
+  HnswIndex loaded = HnswIndex::LoadByReference(r, rows);
   CHECK(r.done());
-  CHECK(asked.size() == n - 1);
   Bytes again;
   ByteWriter wa(again);
-  loaded.Save(wa, true);
+  loaded.Save(wa, true, &rows);
   CHECK(again == full);
-  // A source that has no vector for a node's label: refused.
-  const HnswIndex::VectorSource partial = [&](uint64_t label, float* out) { return label != 7 && source(label, out); };
+  // The same bytes with every vector inline load by reference too (packs
+  // before version 4), and as a graph with its own vectors.
+  ByteReader r_full(full.data(), full.size(), "test");
+  HnswIndex from_full = HnswIndex::LoadByReference(r_full, rows, 8, true);
+  ByteReader r_own(full.data(), full.size(), "test");
+  HnswIndex own = HnswIndex::Load(r_own);
+  std::vector<Hit> a, b, c;
+  for (size_t q = 0; q < n; q += 31) {
+    hnsw.Search(data.data() + q * dims, rows, 10, -1.f, a);
+    from_full.Search(data.data() + q * dims, rows, 10, -1.f, b);
+    own.Search(data.data() + q * dims, 10, -1.f, c);
+    REQUIRE(a.size() == 10);
+    REQUIRE((a.size() == b.size() && a.size() == c.size()));
+    for (size_t i = 0; i < a.size(); ++i) CHECK((a[i].label == b[i].label && a[i].label == c[i].label && a[i].label != 42));
+  }
+  // Rows that do not cover every label the graph holds: refused.
+  VectorRows short_rows = rows;
+  short_rows.count = n - 1;
   ByteReader r2(lean.data(), lean.size(), "test");
-  CHECK_THROWS_AS(HnswIndex::Load(r2, 8, &partial), Error);
+  CHECK_THROWS_AS(HnswIndex::LoadByReference(r2, short_rows), Error);
+  CHECK_THROWS_AS(loaded.Search(data.data(), short_rows, 10, -1.f, hits), Error);
+}
+
+TEST_CASE("an HNSW graph over int8 rows finds the float neighbours and scores them as the int8 scan does", "[index]") {
+  const size_t dims = 64, n = 2000;
+  auto data = test::ClusteredVectors(n, dims, 20, 0.3f, 4);
+  VectorStore floats(dims), codes(dims, VectorFormat::kInt8);
+  HnswIndex built_int8 = HnswIndex::ByReference(dims), built_float = HnswIndex::ByReference(dims);
+  for (size_t i = 0; i < n; ++i) {
+    floats.Add(data.data() + i * dims);
+    codes.Add(data.data() + i * dims);
+    built_int8.Add(static_cast<uint32_t>(i), codes.Rows());
+    built_float.Add(static_cast<uint32_t>(i), floats.Rows());
+  }
+  // A store turned int8 under a graph built on its floats: the graph reads the codes.
+  floats.ToInt8();
+  std::vector<Hit> truth, a, b, exact;
+  size_t found_a = 0, found_b = 0, total = 0;
+  for (size_t q = 0; q < n; q += 17) {
+    const float* query = data.data() + q * dims;
+    codes.Search(query, 10, -1.f, exact);
+    built_int8.Search(query, codes.Rows(), 10, -1.f, a);
+    built_float.Search(query, floats.Rows(), 10, -1.f, b);
+    std::set<uint32_t> want;
+    for (const Hit& h : exact) want.insert(h.label);
+    for (const Hit& h : a) found_a += want.count(h.label);
+    for (const Hit& h : b) found_b += want.count(h.label);
+    total += exact.size();
+    REQUIRE(!a.empty());
+    for (size_t i = 0; i < a.size(); ++i) {
+      CHECK(a[i].score == codes.Score(query, a[i].label));
+      if (i) CHECK(a[i - 1].score >= a[i].score);
+    }
+  }
+  CHECK(static_cast<double>(found_a) / total >= 0.95);
+  CHECK(static_cast<double>(found_b) / total >= 0.95);
 }
 
 TEST_CASE("HNSW load rejects damaged bytes without crashing", "[index]") {

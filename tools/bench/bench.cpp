@@ -9,6 +9,7 @@
 //                                              GRAPH caches the built graph
 //   vesper_bench scan-formats [n dims]         fp32, int8, 1-bit + rescore vs a plain pass over the bytes
 //   vesper_bench load PACK [repeats]           loading a pack from bytes in memory (best of repeats)
+//   vesper_bench hnsw-rows ...                 store + graph by reference at scale (hnsw_rows.cpp)
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -295,6 +296,8 @@ int Load(int argc, char** argv) {
   return 0;
 }
 
+int HnswRows(int argc, char** argv);  // hnsw_rows.cpp
+
 int main(int argc, char** argv) {
   std::string what = argc > 1 ? argv[1] : "";
   if (what == "hnsw") return Hnsw(argc, argv);
@@ -303,6 +306,7 @@ int main(int argc, char** argv) {
   if (what == "hnsw-file") return HnswFile(argc, argv);
   if (what == "scan-formats") return ScanFormats(argc, argv);
   if (what == "load") return Load(argc, argv);
-  std::fprintf(stderr, "usage: vesper_bench hnsw|hnsw-file|encode|scan|scan-formats|load ...\n");
+  if (what == "hnsw-rows") return HnswRows(argc, argv);
+  std::fprintf(stderr, "usage: vesper_bench hnsw|hnsw-file|hnsw-rows|encode|scan|scan-formats|load ...\n");
   return 2;
 }
