@@ -3,13 +3,15 @@
 on bench/run.mjs's files: build time, index bytes per vector, recall@10 and
 queries per second over ef. One thread, like vesper's WASM build.
 
-    hnswlib_bench.py PREFIX n nq dims M efC [GRAPH]
+    hnswlib_bench.py PREFIX n nq dims M efC [GRAPH [IDS]]
 
 GRAPH, when given, caches the built index: loaded if it exists (build_s is
-then 0), saved after building otherwise.
+then 0), saved after building otherwise. IDS receives each query's ten
+result ids per ef (int32), for bench/recall.py.
 """
 import json
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -25,8 +27,11 @@ truth = np.fromfile(prefix + ".truth.i32", dtype=np.int32).reshape(nq, 10)
 index = hnswlib.Index(space="ip", dim=dims)
 graph = sys.argv[7] if len(sys.argv) > 7 else None
 build = 0.0
+load = None
 if graph and os.path.exists(graph):
+    t = time.perf_counter()
     index.load_index(graph, max_elements=n)
+    load = time.perf_counter() - t
 else:
     index.init_index(max_elements=n, M=M, ef_construction=efc, random_seed=100)
     index.set_num_threads(1)
@@ -41,9 +46,11 @@ with tempfile.TemporaryDirectory() as d:
     size = os.path.getsize(os.path.join(d, "i.bin"))
 
 sweep = []
+all_ids = []
 for ef in (10, 20, 40, 80, 160, 320):
     index.set_ef(ef)
     labels, _ = index.knn_query(queries, k=10, num_threads=1)
+    all_ids.append(labels.astype(np.int32))
     recall = np.mean([len(set(labels[i]) & set(truth[i])) / 10 for i in range(nq)])
     t = time.perf_counter()
     done = 0
@@ -52,6 +59,9 @@ for ef in (10, 20, 40, 80, 160, 320):
         done += nq
     secs = time.perf_counter() - t
     sweep.append({"ef": ef, "recall10": round(float(recall), 4), "qps": round(done / secs, 1), "us_per_query": round(1e6 * secs / done, 2)})
+if len(sys.argv) > 8:
+    np.concatenate(all_ids).tofile(sys.argv[8])
 print(json.dumps({"bench": "hnswlib-python", "version": getattr(hnswlib, "__version__", "0.6.2 (Debian)"), "n": n, "dims": dims,
                   "queries": nq, "M": M, "efC": efc, "build_s": round(build, 3), "index_bytes_per_vector": round(size / n, 1),
-                  "sweep": sweep}))
+                  "load_s": load and round(load, 3),
+                  "peak_MiB": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1), "sweep": sweep}))

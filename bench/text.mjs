@@ -2,8 +2,9 @@
 // installs: the knowledge base, the default model's aligned text when it was
 // rebuilt here, and the gettext catalogs of installed packages in Brazilian
 // Portuguese and Simplified Chinese (each string with its English original).
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 
 const CATALOG_LOCALES = ['pt_BR', 'pt', 'zh_CN'];
 const MO_MAGIC = 0x950412de;
@@ -27,9 +28,9 @@ function catalogStrings(path) {
   return out;
 }
 
-function catalogLines() {
+function catalogLines(locales = CATALOG_LOCALES) {
   const lines = [];
-  for (const locale of CATALOG_LOCALES) {
+  for (const locale of locales) {
     const dir = `/usr/share/locale/${locale}/LC_MESSAGES`;
     if (!existsSync(dir)) continue;
     for (const f of readdirSync(dir).sort()) {
@@ -51,4 +52,38 @@ export function multilingualText(repoRoot, seeds, { pairLimit }) {
   for (const l of catalogLines()) lines.push(l);
   const distinct = [...new Set(lines.map((l) => l.trim()).filter((l) => l.length >= MIN_LINE))];
   return distinct.join('\n') + '\n';
+}
+
+// A line the default model can embed: a word of three or more Latin or Han
+// letters (catalogs in other scripts give lines of pieces it never saw).
+const EMBEDDABLE = /[A-Za-z\u00C0-\u024F\u4E00-\u9FFF]{3}/;
+const MAX_DOC_BYTES = 2 << 20;  // compressed: larger ones are data, not prose
+
+// The compressed text files under /usr/share/doc (changelogs, READMEs,
+// licences), sorted by path.
+function docLines() {
+  const lines = [];
+  const walk = (dir) => {
+    for (const name of readdirSync(dir).sort()) {
+      const path = join(dir, name);
+      const st = statSync(path, { throwIfNoEntry: false });
+      if (st?.isDirectory()) walk(path);
+      else if (st?.isFile() && name.endsWith('.gz') && st.size < MAX_DOC_BYTES) {
+        try {
+          lines.push(...gunzipSync(readFileSync(path)).toString('utf8').split('\n'));
+        } catch { /* not gzip text: skipped */ }
+      }
+    }
+  };
+  if (existsSync('/usr/share/doc')) walk('/usr/share/doc');
+  return lines;
+}
+
+// Distinct lines of real text in many languages, about two million on this
+// machine: every installed gettext catalog in every locale, then the
+// compressed documentation Debian installs. For the million-vector
+// benchmark (bench/million.mjs).
+export function manyLines() {
+  const all = [...catalogLines(existsSync('/usr/share/locale') ? readdirSync('/usr/share/locale').sort() : []), ...docLines()];
+  return [...new Set(all.map((l) => l.trim()).filter((l) => l.length >= MIN_LINE && EMBEDDABLE.test(l)))];
 }

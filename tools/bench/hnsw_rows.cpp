@@ -6,7 +6,10 @@
 // times loading that buffer from memory, frees it, and sweeps ef with
 // per-query latencies. Prints one JSON object.
 //
-//   vesper_bench hnsw-rows DATA QUERIES TRUTH n nq dims M efC FORMAT [SAVED]
+//   vesper_bench hnsw-rows DATA QUERIES TRUTH n nq dims M efC FORMAT [SAVED [IDS]]
+//
+// IDS receives every query's ten result labels per ef (int32, -1 where
+// fewer), for bench/recall.py to score against the float vectors.
 #include <malloc.h>
 #include <sys/resource.h>
 
@@ -108,7 +111,7 @@ struct Latency {
 };
 
 Latency Sweep(const HnswIndex& graph, const VectorRows& rows, const std::vector<float>& queries,
-              const std::vector<int32_t>& truth, size_t nq, size_t dims) {
+              const std::vector<int32_t>& truth, size_t nq, size_t dims, std::vector<int32_t>& ids) {
   std::vector<Hit> hits;
   std::vector<double> us;
   size_t found = 0;
@@ -119,6 +122,7 @@ Latency Sweep(const HnswIndex& graph, const VectorRows& rows, const std::vector<
       graph.Search(queries.data() + q * dims, rows, 10, -2.f, hits);
       us.push_back(1e6 * Since(t));
       if (round) continue;
+      for (size_t i = 0; i < 10; ++i) ids.push_back(i < hits.size() ? static_cast<int32_t>(hits[i].label) : -1);
       std::set<int32_t> want(truth.begin() + q * 10, truth.begin() + (q + 1) * 10);
       for (const Hit& h : hits) found += want.count(static_cast<int32_t>(h.label));
     }
@@ -142,9 +146,12 @@ int HnswRows(int argc, char** argv) {
   p.ef_construction = std::stoul(argv[9]);
   const VectorFormat format = ParseVectorFormat(argv[10]);
   const char* cache = argc > 11 ? argv[11] : nullptr;
+  const char* ids_path = argc > 12 ? argv[12] : nullptr;
+  std::vector<int32_t> ids;
   auto queries = ReadArray<float>(argv[3], nq * dims);
   auto truth = ReadArray<int32_t>(argv[4], nq * 10);
   double build_s = 0;
+  const double baseline = HeapInUseMiB();  // the queries and truth
   std::vector<uint8_t> saved;
   if (cache && std::ifstream(cache).good()) {
     saved = ReadBytes(cache);
@@ -153,14 +160,13 @@ int HnswRows(int argc, char** argv) {
     if (cache) std::ofstream(cache, std::ios::binary).write(reinterpret_cast<const char*>(saved.data()), saved.size());
   }
   const double saved_bytes = static_cast<double>(saved.size());
-  const double before_load = HeapInUseMiB();
   auto t0 = Clock::now();
   ByteReader r(saved.data(), saved.size(), "hnsw-rows");
   VectorStore store = VectorStore::Load(r);
   HnswIndex graph = HnswIndex::LoadByReference(r, store.Rows());
   const double load_s = Since(t0);
   std::vector<uint8_t>().swap(saved);  // a page drops the fetched bytes once loaded
-  const double index_mib = HeapInUseMiB() - (before_load - saved_bytes / kMiB);  // what loading added
+  const double index_mib = HeapInUseMiB() - baseline;  // store + graph, nothing else left
   std::printf("{\"bench\":\"hnsw-rows\",\"kernel\":\"%s\",\"format\":\"%s\",\"n\":%zu,\"dims\":%zu,\"queries\":%zu,"
               "\"M\":%u,\"efC\":%u,\"build_s\":%.2f,\"saved_bytes_per_vector\":%.1f,\"load_s\":%.3f,"
               "\"index_MiB\":%.1f,\"heap_in_use_MiB\":%.1f,\"sweep\":[",
@@ -170,11 +176,12 @@ int HnswRows(int argc, char** argv) {
   bool first = true;
   for (uint32_t ef : {10u, 20u, 40u, 80u, 160u, 320u}) {  // bench/hnswlib_bench.py's
     graph.set_ef_search(ef);
-    Latency l = Sweep(graph, rows, queries, truth, nq, dims);
+    Latency l = Sweep(graph, rows, queries, truth, nq, dims, ids);
     std::printf("%s{\"ef\":%u,\"recall10\":%.4f,\"p50_us\":%.1f,\"p99_us\":%.1f,\"mean_us\":%.1f}", first ? "" : ",", ef,
                 l.recall, l.p50_us, l.p99_us, l.mean_us);
     first = false;
   }
   std::printf("],\"peak_MiB\":%.1f}\n", PeakMiB());
+  if (ids_path) std::ofstream(ids_path, std::ios::binary).write(reinterpret_cast<const char*>(ids.data()), ids.size() * sizeof(int32_t));
   return 0;
 }
