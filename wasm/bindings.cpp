@@ -297,15 +297,17 @@ class JsTokenizer {
       o.add_special = Bool(options, "addSpecial", true);
       o.max_length = static_cast<int>(Num(options, "maxLength", 0));
       o.pad_to = static_cast<int>(Num(options, "padTo", 0));
+      o.ids_only = Bool(options, "idsOnly", false);
       Encoding e = t_->Encode(text, o);
       val out = val::object();
       out.set("ids", CopyOut(e.ids, "Int32Array"));
       out.set("attentionMask", CopyOut(e.attention_mask, "Int32Array"));
+      out.set("length", e.length);
+      out.set("truncated", e.truncated);
+      if (o.ids_only) return out;
       out.set("pieces", ArrayOf(e.pieces));
       out.set("begin", CopyOut(e.begin, "Uint32Array"));
       out.set("end", CopyOut(e.end, "Uint32Array"));
-      out.set("length", e.length);
-      out.set("truncated", e.truncated);
       return out;
     });
   }

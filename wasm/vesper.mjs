@@ -234,7 +234,8 @@ class Tokenizer {
   constructor(raw) {
     this.raw = raw;
   }
-  // { ids, attentionMask, pieces, begin, end, length, truncated }
+  // { ids, attentionMask, pieces, begin, end, length, truncated };
+  // options { addSpecial, maxLength, padTo, idsOnly } (idsOnly: no pieces, begin, end)
   encode(text, options = {}) {
     return this.raw.encode(text, options);
   }

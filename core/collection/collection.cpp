@@ -33,6 +33,7 @@ Collection::Collection(std::string name, ModelInfo model, CollectionOptions opti
   // Whatever the index kind: an exact collection may grow into HNSW, and its
   // pack carries these, so what is made here must load again.
   if (std::string problem = HnswParamsProblem(options_.hnsw); !problem.empty()) throw Error(ErrorCode::kInvalidArgument, problem);
+  if (options_.hnsw_min_size == 0) options_.hnsw_min_size = HnswMinSizeFor(model_.dims, options_);
   if (has_vectors() && options_.index == IndexKind::kHnsw) {
     hnsw_ = std::make_unique<HnswIndex>(HnswIndex::ByReference(model_.dims, options_.hnsw));
   }
@@ -170,6 +171,13 @@ void Collection::SpreadPages(const SearchOptions& opt, std::vector<SearchResult>
     changed = true;
   }
   if (changed) SortResults(results);
+}
+
+size_t HnswMinSizeFor(size_t dims, const CollectionOptions& options) {
+  const bool int8_by_then = options.vectors == VectorFormat::kInt8 ||
+                            (options.vectors == VectorFormat::kFloat32 && options.int8_from > 0 && options.int8_from <= kHnswMinPassages);
+  const size_t bytes = int8_by_then ? dims + sizeof(float) : VectorStore(dims, options.vectors).bytes_per_vector();
+  return std::max(kHnswMinPassages, kHnswFromScanBytes / std::max<size_t>(bytes, 1));
 }
 
 void Collection::MaybeBuildHnsw() {

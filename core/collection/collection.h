@@ -27,10 +27,25 @@ SearchMode ParseSearchMode(std::string_view name);
 // "auto" | "exact" | "hnsw"; anything else is kInvalidArgument.
 IndexKind ParseIndexKind(std::string_view name);
 
+// An exact scan of this many bytes of vectors takes about 1.5 ms in WASM
+// (int8 32,768 x 256: 0.72 ms, vesper_bench scan-formats): where HNSW starts to pay.
+inline constexpr size_t kHnswFromScanBytes = size_t{8} << 20;
+// The fewest passages HNSW is built for automatically, whatever the bytes.
+inline constexpr size_t kHnswMinPassages = 4096;
+
+struct CollectionOptions;
+// The passages from which kAuto builds HNSW: kHnswFromScanBytes of vectors in
+// the format the store holds by then (int8 where float32 turns int8 earlier).
+size_t HnswMinSizeFor(size_t dims, const CollectionOptions& options);
+
 struct CollectionOptions {
   IndexKind index = IndexKind::kAuto;
   VectorFormat vectors = VectorFormat::kFloat32;
-  size_t hnsw_min_size = 4096;  // kAuto switches from exact scan to HNSW here
+  // kAuto switches from the exact scan to HNSW at this many passages; 0 (the
+  // default) resolves, when the collection is made, to where an exact scan
+  // would read kHnswFromScanBytes (HnswMinSizeFor): below that the scan is
+  // about as fast as the graph, exact, and costs nothing to build or load.
+  size_t hnsw_min_size = 0;
   HnswParams hnsw;
   // Float32 vectors turn int8 once this many passages are live (0: never;
   // the clients' "auto" format): a large database is compact while it is

@@ -6,6 +6,7 @@
 // may carry the rows its passages use (the rows section), so a page that
 // loads it needs only its queries' other rows, not the whole table.
 #include <algorithm>
+#include <unordered_set>
 
 #include "core/collection/collection.h"
 #include "core/embed/static_model.h"
@@ -67,11 +68,18 @@ Collection::ChunkPieces Collection::PiecesOf(const Chunk& c, const PieceMatcher&
   return out;
 }
 
+// Only for the chunks Add will keep: not those whose id the collection (or
+// an earlier chunk of the batch) already has, which Add skips.
 std::vector<Collection::ChunkPieces> Collection::PiecesOfBatch(const std::vector<Chunk>& chunks) const {
   std::vector<ChunkPieces> out;
   if (!matcher_) return out;
-  out.reserve(chunks.size());
-  for (const Chunk& c : chunks) out.push_back(PiecesOf(c, *matcher_, *tokenizer_));
+  out.resize(chunks.size());
+  std::unordered_set<std::string_view> batch;
+  for (size_t i = 0; i < chunks.size(); ++i) {
+    const Chunk& c = chunks[i];
+    if (by_id_.count(c.id) || !batch.insert(c.id).second) continue;
+    out[i] = PiecesOf(c, *matcher_, *tokenizer_);
+  }
   return out;
 }
 

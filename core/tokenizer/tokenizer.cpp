@@ -56,33 +56,43 @@ std::unique_ptr<Tokenizer> Tokenizer::FromBytes(std::string_view model_proto, Sp
 Encoding Tokenizer::Encode(std::string_view text, const EncodeOptions& options) const {
   utf8::Require(text, "text to tokenize");
   sentencepiece::ImmutableSentencePieceText spt;
-  Check(sp_->Encode(absl::string_view(text.data(), text.size()), spt.mutable_proto()), ErrorCode::kInternal,
-        "tokenizing failed");
+  std::vector<int> plain;
+  if (options.ids_only) {
+    Check(sp_->Encode(absl::string_view(text.data(), text.size()), &plain), ErrorCode::kInternal, "tokenizing failed");
+  } else {
+    Check(sp_->Encode(absl::string_view(text.data(), text.size()), spt.mutable_proto()), ErrorCode::kInternal,
+          "tokenizing failed");
+  }
 
   Encoding e;
   const bool bos = options.add_special && policy_.add_bos;
   const bool eos = options.add_special && policy_.add_eos;
-  size_t n = spt.pieces_size();
+  size_t n = options.ids_only ? plain.size() : static_cast<size_t>(spt.pieces_size());
   size_t budget = n;
   if (options.max_length > 0) {
     size_t specials = (bos ? 1 : 0) + (eos ? 1 : 0);
     size_t room = static_cast<size_t>(options.max_length) > specials ? options.max_length - specials : 0;
     if (n > room) { budget = room; e.truncated = true; }
   }
-  auto push = [&](int id, std::string piece, uint32_t b, uint32_t en) {
+  auto push = [&](int id, auto&& piece, uint32_t b, uint32_t en) {
     e.ids.push_back(id);
-    e.pieces.push_back(std::move(piece));
+    if (options.ids_only) return;
+    e.pieces.push_back(piece());
     e.begin.push_back(b);
     e.end.push_back(en);
   };
-  if (bos) push(bos_id_, sp_->IdToPiece(bos_id_), 0, 0);
+  if (bos) push(bos_id_, [&] { return sp_->IdToPiece(bos_id_); }, 0, 0);
   for (size_t i = 0; i < budget; ++i) {
+    if (options.ids_only) {
+      push(plain[i], [] { return std::string(); }, 0, 0);
+      continue;
+    }
     auto p = spt.pieces(static_cast<int>(i));
-    push(static_cast<int>(p.id()), p.piece(), p.begin(), p.end());
+    push(static_cast<int>(p.id()), [&] { return std::string(p.piece()); }, p.begin(), p.end());
   }
   if (eos) {
     auto at = static_cast<uint32_t>(e.end.empty() ? 0 : e.end.back());
-    push(eos_id_, sp_->IdToPiece(eos_id_), at, at);
+    push(eos_id_, [&] { return sp_->IdToPiece(eos_id_); }, at, at);
   }
   e.length = e.ids.size();
   e.attention_mask.assign(e.length, 1);

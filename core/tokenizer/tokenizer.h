@@ -24,6 +24,9 @@ struct EncodeOptions {
   bool add_special = true;  // apply the policy's BOS/EOS
   int max_length = 0;       // 0: unlimited; counts special tokens
   int pad_to = 0;           // 0: no padding; pads ids with pad_id up to this length
+  // Ids and mask only (no pieces or offsets): what embedding needs, without
+  // building sentencepiece's per-piece records (a third of a bulk encode).
+  bool ids_only = false;
 };
 
 struct Encoding {

@@ -38,12 +38,12 @@ function recomputeChecksums(bytes) {
 // The collection options as SaveMeta writes them (min size u64, M, efC, efS)
 // replaced: min size 2 so the graph is built at load, and the given efSearch.
 function withHnswOptions(bytes, efSearch) {
-  const want = Buffer.alloc(20);
-  want.writeBigUInt64LE(4096n, 0);
-  want.writeUInt32LE(16, 8);
-  want.writeUInt32LE(100, 12);  // the default efConstruction (core/index/hnsw_index.h)
-  want.writeUInt32LE(128, 16);
-  const at = Buffer.from(bytes).indexOf(want);
+  // The min size depends on the model's dimensions (HnswMinSizeFor): found by the three after it.
+  const want = Buffer.alloc(12);
+  want.writeUInt32LE(16, 0);
+  want.writeUInt32LE(100, 4);  // the default efConstruction (core/index/hnsw_index.h)
+  want.writeUInt32LE(128, 8);
+  const at = Buffer.from(bytes).indexOf(want) - 8;
   assert.ok(at > 0, 'collection options found in the pack');
   const view = new DataView(bytes.buffer, bytes.byteOffset);
   view.setBigUint64(at, 2n, true);

@@ -350,3 +350,19 @@ TEST_CASE("index kinds and search modes are read by name; others are refused by 
   CHECK(ParseSearchMode("hybrid") == SearchMode::kHybrid);
   CHECK_THROWS_WITH(ParseSearchMode(""), Catch::Contains("unknown search mode"));
 }
+
+TEST_CASE("HNSW is built where an exact scan would read 8 MiB of vectors, never below 4096 passages", "[collection]") {
+  CollectionOptions clients;  // the CLI's and the page's 'auto': float32, int8 from 4096 passages
+  clients.int8_from = 4096;
+  CHECK(HnswMinSizeFor(256, clients) == kHnswFromScanBytes / 260);  // 32,263 int8 rows of 256 dims
+  CHECK(HnswMinSizeFor(768, clients) == kHnswFromScanBytes / 772);
+  CollectionOptions floats;
+  CHECK(HnswMinSizeFor(256, floats) == kHnswFromScanBytes / 1024);
+  CHECK(HnswMinSizeFor(4096, floats) == kHnswMinPassages);
+  // Resolved when the collection is made, so its pack carries the count; an explicit count stays.
+  Collection c("auto", test::FakeModel(256), clients);
+  CHECK(c.options().hnsw_min_size == kHnswFromScanBytes / 260);
+  CollectionOptions fixed;
+  fixed.hnsw_min_size = 50;
+  CHECK(Collection("fixed", test::FakeModel(256), fixed).options().hnsw_min_size == 50);
+}

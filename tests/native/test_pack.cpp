@@ -294,7 +294,7 @@ Bytes PackWithHnswOptions(uint32_t M, uint32_t ef_construction, uint32_t ef_sear
   // min size (u64), M, efConstruction, efSearch, seed as SaveMeta writes them.
   Bytes want, patch;
   ByteWriter ww(want), wp(patch);
-  ww.u64(o.hnsw_min_size), ww.u32(o.hnsw.M), ww.u32(o.hnsw.ef_construction), ww.u32(o.hnsw.ef_search);
+  ww.u64(c.options().hnsw_min_size), ww.u32(o.hnsw.M), ww.u32(o.hnsw.ef_construction), ww.u32(o.hnsw.ef_search);
   wp.u64(2), wp.u32(M), wp.u32(ef_construction), wp.u32(ef_search);
   auto at = std::search(pack.begin(), pack.end(), want.begin(), want.end());
   REQUIRE(at != pack.end());

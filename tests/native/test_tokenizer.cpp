@@ -93,6 +93,21 @@ TEST_CASE("special token policy, truncation and padding", "[tokenizer]") {
 
   Encoding empty = tok->Encode("");
   CHECK(empty.ids == std::vector<int32_t>{1, 2});
+
+  // Ids only (what embedding asks for): the same ids, mask, length and
+  // truncation as the full encoding, without pieces or offsets.
+  for (EncodeOptions o : {EncodeOptions{}, trunc, pad, EncodeOptions{false, 0, 0}}) {
+    for (const char* text : {"deep learning from scratch and then some more words", "", "梯度下降 é ótimo"}) {
+      Encoding full = tok->Encode(text, o);
+      o.ids_only = true;
+      Encoding lean = tok->Encode(text, o);
+      o.ids_only = false;
+      CHECK(lean.ids == full.ids);
+      CHECK(lean.attention_mask == full.attention_mask);
+      CHECK((lean.length == full.length && lean.truncated == full.truncated));
+      CHECK((lean.pieces.empty() && lean.begin.empty() && lean.end.empty()));
+    }
+  }
 }
 
 TEST_CASE("unseen characters fall back to bytes, not to unknown", "[tokenizer]") {

@@ -48,6 +48,12 @@ test('tokenizer encode returns typed arrays, padding and offsets', () => {
   assert.deepEqual(Array.from(e.attentionMask).slice(e.length - 1, e.length + 1), [1, 0]);
   assert.equal(tok.decode(e.ids.slice(0, e.length)), 'Redes neurais do zero');
   assert.equal(e.pieces.length, e.length);
+  // idsOnly (the embedder's path): the same ids and length, no pieces or offsets.
+  const lean = tok.encode('Redes neurais do zero', { padTo: 16, idsOnly: true });
+  assert.deepEqual(Array.from(lean.ids), Array.from(e.ids));
+  assert.equal(lean.length, e.length);
+  assert.equal(lean.pieces, undefined);
+  assert.equal(lean.begin, undefined);
   tok.dispose();
 });
 

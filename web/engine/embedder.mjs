@@ -143,7 +143,7 @@ export async function createEmbedder({
     const encoded = texts.map((text, i) => {
       if (typeof text !== 'string' || !text.trim()) throw new EmbedError('empty_input', `text ${i} is empty: there is nothing to embed`);
       const prompt = core.formatPrompt(template, text, titles?.[i] ?? '', manifest.prompts?.titleFallback ?? 'none');
-      const e = tokenizer.encode(prompt, { maxLength: manifest.maxLength });
+      const e = tokenizer.encode(prompt, { maxLength: manifest.maxLength, idsOnly: true });
       if (e.truncated) {
         warnings.push({ index: i, code: 'truncated', message: `text ${i} is longer than ${manifest.maxLength} tokens; only its start was embedded` });
       }

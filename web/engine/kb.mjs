@@ -11,9 +11,10 @@ export const titleOf = (chunk) => chunk.title.join(' > ');
 
 // From this many passages a database's vectors are stored as int8 (one
 // scale per vector: a quarter of the bytes, cosines within ~0.01) unless
-// asked otherwise. It is where the core switches from the exact scan to HNSW
-// (CollectionOptions::hnsw_min_size): below it a pack is mostly text and the
-// saving is small; past it float32 vectors were half of a pack (bench/results/pack-load.json).
+// asked otherwise: below it a pack is mostly text and the saving is small;
+// past it float32 vectors were half of a pack (bench/results/pack-load.json).
+// (The core builds HNSW later still, where an exact scan would read 8 MiB of
+// vectors: CollectionOptions::hnsw_min_size.)
 export const INT8_FROM_PASSAGES = 4096;
 
 // The collection options for a storage format: 'auto' (the default) is
