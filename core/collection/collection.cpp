@@ -690,15 +690,15 @@ void Collection::LoadVectors(ByteReader& r) {
 }
 
 // The graph, by default without the vectors the vectors section already holds.
-void Collection::SaveHnsw(ByteWriter& w, bool with_vectors) const {
+void Collection::SaveHnsw(ByteWriter& w, bool with_vectors, bool compact_links) const {
   const VectorRows rows = store_.Rows();
-  hnsw_->Save(w, with_vectors, &rows);
+  hnsw_->Save(w, with_vectors, &rows, compact_links);
 }
 
-void Collection::LoadHnsw(ByteReader& r, size_t label_bytes, bool vectors_inline) {
+void Collection::LoadHnsw(ByteReader& r, size_t label_bytes, bool vectors_inline, bool compact_links) {
   // The graph reads its vectors from the store (a label with no row fails
   // here; one whose row is deleted, just below).
-  auto index = std::make_unique<HnswIndex>(HnswIndex::LoadByReference(r, store_.Rows(), label_bytes, vectors_inline));
+  auto index = std::make_unique<HnswIndex>(HnswIndex::LoadByReference(r, store_.Rows(), label_bytes, vectors_inline, compact_links));
   if (index->dims() != model_.dims) r.fail("HNSW dims do not match the collection's model");
   for (uint32_t i = 0; i < chunks_.size(); ++i) {
     if (index->Contains(i) != static_cast<bool>(alive_[i])) r.fail("HNSW graph and chunks disagree");

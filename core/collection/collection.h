@@ -182,13 +182,14 @@ class Collection {
   void SaveMeta(ByteWriter& w) const;
   void SaveChunks(ByteWriter& w) const;
   void SaveVectors(ByteWriter& w) const;
-  void SaveHnsw(ByteWriter& w, bool with_vectors = false) const;
+  // compact_links: level-0 lists by their count (pack version 6).
+  void SaveHnsw(ByteWriter& w, bool with_vectors = false, bool compact_links = false) const;
   static Collection LoadMeta(ByteReader& r);
   void LoadChunks(ByteReader& r);
   void LoadVectors(ByteReader& r);
   // vectors_inline: the graph carries its vectors (packs before version 4);
   // else they come from the vectors section, loaded before it.
-  void LoadHnsw(ByteReader& r, size_t label_bytes = 8, bool vectors_inline = false);
+  void LoadHnsw(ByteReader& r, size_t label_bytes = 8, bool vectors_inline = false, bool compact_links = false);
   // The lexical index as built (pack version 4): loading it skips re-reading the text.
   void SaveBm25(ByteWriter& w) const;
   void LoadBm25(ByteReader& r);

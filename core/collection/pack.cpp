@@ -95,7 +95,7 @@ Bytes SavePack(const std::vector<const Collection*>& collections, uint32_t versi
     add(kMeta, [&c](ByteWriter& w) { c.SaveMeta(w); });
     add(kChunks, [&c](ByteWriter& w) { c.SaveChunks(w); });
     if (c.has_vectors()) add(kVectors, [&c](ByteWriter& w) { c.SaveVectors(w); });
-    if (c.uses_hnsw()) add(kHnsw, [&c, version](ByteWriter& w) { c.SaveHnsw(w, version < 4); });
+    if (c.uses_hnsw()) add(kHnsw, [&c, version](ByteWriter& w) { c.SaveHnsw(w, version < 4, version >= 6); });
     if (version >= 4) add(kBm25, [&c](ByteWriter& w) { c.SaveBm25(w); });
     if (version >= 4 && c.piece_match()) add(kPieces, [&c](ByteWriter& w) { c.SavePieces(w); });
     if (version >= 5 && c.SavesRows()) add(kRows, [&c](ByteWriter& w) { c.SaveRows(w); });
@@ -175,7 +175,7 @@ std::vector<Collection> ParsePack(const uint8_t* data, size_t size, const ModelI
         case kHnsw:
           if (!c.has_vectors()) Corrupt("HNSW graph in a lexical-only collection");
           if (version >= 4) {
-            c.LoadHnsw(r);
+            c.LoadHnsw(r, 8, false, version >= 6);
           } else if (version >= 2) {
             c.LoadHnsw(r, 8, true);
           } else {

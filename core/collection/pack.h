@@ -27,9 +27,11 @@ namespace vesper {
 // that predates them refuses such a pack as a bad chunk flag, never misreads it.
 // 5: a rows section may carry the static model's rows the passages use
 // (Collection::SaveRows), so a page loads the pack without the whole table.
-constexpr uint32_t kPackVersion = 5;
+// 6: the graph's level-0 link lists are stored by their count, not as all 2M
+// slots (they are ~40% full: the hnsw section halves).
+constexpr uint32_t kPackVersion = 6;
 
-// version: kPackVersion, 4 (no rows section), or 3 (the graph with its vectors, no bm25 section)
+// version: kPackVersion, 5 (full link lists), 4 (no rows section), or 3 (the graph with its vectors, no bm25 section)
 // for a reader that predates version 4, and the tests of loading old packs.
 Bytes SavePack(const std::vector<const Collection*>& collections, uint32_t version = kPackVersion);
 

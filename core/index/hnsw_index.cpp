@@ -310,6 +310,14 @@ void CheckRows(const VectorRows& rows, size_t dims, uint64_t needed) {
   }
 }
 
+// The links of a level-0 list (hnswlib keeps the count in the low half of
+// its first word; the byte above marks a deleted node).
+size_t LinkCount(const char* list) {
+  hnswlib::linklistsizeint head;
+  std::memcpy(&head, list, sizeof(head));
+  return head & 0xFFFF;
+}
+
 // Adds `data` (the node's vector, or its label by reference) under label,
 // growing the graph geometrically where hnswlib would throw.
 void Insert(Graph& g, uint32_t label, const void* data) {
@@ -382,7 +390,7 @@ void HnswIndex::Walk(const float* query, size_t k, float threshold, std::vector<
 // as a u64: hnswlib's own memory image natively for a graph with its own
 // vectors, but labels are size_t, 4 bytes in wasm32, so the label is written
 // out rather than copied with the image.
-void HnswIndex::Save(ByteWriter& w, bool with_vectors, const VectorRows* rows) const {
+void HnswIndex::Save(ByteWriter& w, bool with_vectors, const VectorRows* rows, bool compact_links) const {
   const Graph& g = *impl_->graph;
   const bool by_ref = by_reference();
   if (by_ref && (with_vectors || g.num_deleted_) && !rows) {
@@ -401,7 +409,8 @@ void HnswIndex::Save(ByteWriter& w, bool with_vectors, const VectorRows* rows) c
   for (size_t i = 0; i < g.cur_element_count; ++i) {
     const auto id = static_cast<hnswlib::tableint>(i);
     const char* node = g.data_level0_memory_ + i * g.size_data_per_element_;
-    w.raw(node, g.size_links_level0_);
+    w.raw(node, compact_links ? sizeof(hnswlib::linklistsizeint) + LinkCount(node) * sizeof(hnswlib::tableint)
+                              : g.size_links_level0_);
     if (with_vectors || g.isMarkedDeleted(id)) {
       if (!by_ref) {
         w.raw(node + g.size_links_level0_, g.data_size_);
@@ -419,6 +428,23 @@ void HnswIndex::Save(ByteWriter& w, bool with_vectors, const VectorRows* rows) c
 }
 
 namespace {
+
+// A node's level-0 list into its place in the graph: all 2M slots as saved,
+// or (compact) the count word and that many links, the unused slots zeroed
+// so that what is saved again is the same bytes.
+void ReadLevel0Links(ByteReader& r, Graph& g, char* node, bool compact) {
+  if (!compact) {
+    std::memcpy(node, r.take(g.size_links_level0_), g.size_links_level0_);
+    return;
+  }
+  std::memcpy(node, r.take(sizeof(hnswlib::linklistsizeint)), sizeof(hnswlib::linklistsizeint));
+  const size_t links = LinkCount(node);
+  if (links > g.maxM0_) r.fail("HNSW node has too many links");
+  const size_t bytes = links * sizeof(hnswlib::tableint);
+  char* ids = node + sizeof(hnswlib::linklistsizeint);
+  std::memcpy(ids, r.take(bytes), bytes);
+  std::memset(ids + bytes, 0, g.size_links_level0_ - sizeof(hnswlib::linklistsizeint) - bytes);
+}
 
 // The parameters a saved graph starts with, checked as everywhere else.
 HnswParams ReadParams(ByteReader& r, size_t& dims) {
@@ -484,14 +510,18 @@ void ReadUpperLevels(ByteReader& r, Graph& g, size_t count, uint32_t maxlevel) {
 
 }  // namespace
 
-HnswIndex HnswIndex::Load(ByteReader& r, size_t label_bytes) { return LoadGraph(r, label_bytes, nullptr, true); }
+HnswIndex HnswIndex::Load(ByteReader& r, size_t label_bytes, bool compact_links) {
+  return LoadGraph(r, label_bytes, nullptr, true, compact_links);
+}
 
-HnswIndex HnswIndex::LoadByReference(ByteReader& r, const VectorRows& rows, size_t label_bytes, bool vectors_inline) {
-  return LoadGraph(r, label_bytes, &rows, vectors_inline);
+HnswIndex HnswIndex::LoadByReference(ByteReader& r, const VectorRows& rows, size_t label_bytes, bool vectors_inline,
+                                     bool compact_links) {
+  return LoadGraph(r, label_bytes, &rows, vectors_inline, compact_links);
 }
 
 // rows null: a graph with its own vectors, every node's inline.
-HnswIndex HnswIndex::LoadGraph(ByteReader& r, size_t label_bytes, const VectorRows* rows, bool vectors_inline) {
+HnswIndex HnswIndex::LoadGraph(ByteReader& r, size_t label_bytes, const VectorRows* rows, bool vectors_inline,
+                               bool compact_links) {
   size_t dims = 0;
   HnswParams p = ReadParams(r, dims);
   if (label_bytes != 4 && label_bytes != 8) throw Error(ErrorCode::kInvalidArgument, "HNSW labels are 4 or 8 bytes");
@@ -502,7 +532,8 @@ HnswIndex HnswIndex::LoadGraph(ByteReader& r, size_t label_bytes, const VectorRo
   // which on wasm32 a crafted count would otherwise wrap into a tiny allocation.
   const uint64_t links0 = uint64_t{2} * p.M * sizeof(hnswlib::tableint) + sizeof(hnswlib::linklistsizeint);
   const uint64_t vector_bytes = uint64_t{dims} * sizeof(float);
-  uint64_t count = r.count(links0 + (vectors_inline ? vector_bytes : 0) + label_bytes);
+  const uint64_t least_links = compact_links ? sizeof(hnswlib::linklistsizeint) : links0;
+  uint64_t count = r.count(least_links + (vectors_inline ? vector_bytes : 0) + label_bytes);
   const uint64_t image = links0 + (rows ? sizeof(uint32_t) : vector_bytes) + sizeof(hnswlib::labeltype);
   if (count > std::numeric_limits<size_t>::max() / image / 2) r.fail("HNSW graph too large for this build");
   HnswIndex index(dims, p, count, rows != nullptr);
@@ -512,7 +543,7 @@ HnswIndex HnswIndex::LoadGraph(ByteReader& r, size_t label_bytes, const VectorRo
   if (count > 0 && (entry >= count || maxlevel > 64)) r.fail("bad HNSW entry point");
   for (size_t i = 0; i < count; ++i) {
     char* node = g.data_level0_memory_ + i * g.size_data_per_element_;
-    std::memcpy(node, r.take(g.size_links_level0_), g.size_links_level0_);
+    ReadLevel0Links(r, g, node, compact_links);
     const bool inline_vector = vectors_inline || g.isMarkedDeleted(static_cast<hnswlib::tableint>(i));
     if (inline_vector && !rows) std::memcpy(node + g.size_links_level0_, r.take(g.data_size_), g.data_size_);
     if (inline_vector && rows) r.take(vector_bytes);  // the rows hold it

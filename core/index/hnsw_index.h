@@ -78,22 +78,25 @@ class HnswIndex {
   // with_vectors, else only a deleted node's: search still walks through it
   // and the caller's store may not keep it) and its label, then the upper
   // levels. One layout for both kinds of graph: a graph by reference takes
-  // the vectors it writes from `rows`.
-  void Save(ByteWriter& w, bool with_vectors, const VectorRows* rows = nullptr) const;
+  // the vectors it writes from `rows`. compact_links: each level-0 list is
+  // its count word and that many links, not all 2M slots (pack version 6:
+  // lists are ~40% full, so the graph's bytes shrink by half).
+  void Save(ByteWriter& w, bool with_vectors, const VectorRows* rows = nullptr, bool compact_links = false) const;
   // label_bytes is 8 in everything Save writes; 4 reads graphs saved by
   // wasm32 builds before pack version 2, which copied size_t labels as is.
   // A graph with its own vectors needs them inline for every node.
-  static HnswIndex Load(ByteReader& r, size_t label_bytes = 8);
+  static HnswIndex Load(ByteReader& r, size_t label_bytes = 8, bool compact_links = false);
   // A graph by reference over rows: inline vectors (every node's when
   // vectors_inline, else deleted nodes') are read past; every label must
   // name a row.
   static HnswIndex LoadByReference(ByteReader& r, const VectorRows& rows, size_t label_bytes = 8,
-                                   bool vectors_inline = false);
+                                   bool vectors_inline = false, bool compact_links = false);
 
  private:
   struct Impl;
   HnswIndex(size_t dims, HnswParams params, size_t initial_capacity, bool by_reference);
-  static HnswIndex LoadGraph(ByteReader& r, size_t label_bytes, const VectorRows* rows, bool vectors_inline);
+  static HnswIndex LoadGraph(ByteReader& r, size_t label_bytes, const VectorRows* rows, bool vectors_inline,
+                             bool compact_links);
   void Walk(const float* query, size_t k, float threshold, std::vector<Hit>& out) const;
   size_t dims_;
   HnswParams params_;

@@ -448,3 +448,45 @@ TEST_CASE("HNSW bytes have one layout on every build; wasm32 graphs of pack vers
   ByteReader wrong(legacy.data(), legacy.size(), "legacy");
   CHECK_THROWS_AS(HnswIndex::Load(wrong, 8), Error);
 }
+
+TEST_CASE("HNSW level-0 lists saved by their count load as the full lists did; a count over 2M is refused", "[index]") {
+  const size_t dims = 16, n = 400;
+  auto data = test::ClusteredVectors(n, dims, 6, 0.3f, 12);
+  VectorStore store(dims);
+  HnswIndex hnsw = HnswIndex::ByReference(dims);
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t label = store.Add(data.data() + i * dims);
+    hnsw.Add(label, store.Rows());
+  }
+  hnsw.Remove(9);
+  const VectorRows rows = store.Rows();
+  Bytes full, compact;
+  ByteWriter wf(full), wc(compact);
+  hnsw.Save(wf, false, &rows);
+  hnsw.Save(wc, false, &rows, true);
+  CHECK(compact.size() < full.size() * 3 / 4);  // lists are far from full
+  ByteReader rc(compact.data(), compact.size(), "compact");
+  HnswIndex loaded = HnswIndex::LoadByReference(rc, rows, 8, false, true);
+  CHECK(rc.done());
+  Bytes again_compact;
+  ByteWriter ac(again_compact);
+  loaded.Save(ac, false, &rows, true);
+  CHECK(again_compact == compact);  // (slots past the count, stale in hnswlib's memory, are not saved)
+  std::vector<Hit> a, b;
+  for (size_t q = 0; q < n; q += 41) {
+    hnsw.Search(data.data() + q * dims, rows, 10, -1.f, a);
+    loaded.Search(data.data() + q * dims, rows, 10, -1.f, b);
+    REQUIRE(a.size() == b.size());
+    for (size_t i = 0; i < a.size(); ++i) CHECK((a[i].label == b[i].label && a[i].score == b[i].score));
+  }
+  // The first node's count word, pushed past 2M (= 32): refused, never followed.
+  Bytes bad = compact;
+  const uint32_t too_many = 33;
+  std::memcpy(bad.data() + 36, &too_many, sizeof(too_many));
+  ByteReader rb(bad.data(), bad.size(), "compact");
+  CHECK_THROWS_AS(HnswIndex::LoadByReference(rb, rows, 8, false, true), Error);
+  for (size_t cut = 0; cut < compact.size(); cut += 211) {
+    ByteReader rt(compact.data(), cut, "compact");
+    CHECK_THROWS_AS(HnswIndex::LoadByReference(rt, rows, 8, false, true), Error);
+  }
+}
