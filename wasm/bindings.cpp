@@ -560,6 +560,9 @@ size_t LoadPackStaged(size_t n, val expected) {
     if (n > g_bytes.size()) throw Error(ErrorCode::kInvalidArgument, "staged pack missing");
     ModelInfo m = ModelFromJs(expected);
     std::vector<Collection> loaded = LoadPack(g_bytes.data(), n, m.lexical_only() ? nullptr : &m);
+    // The collections hold copies: the staged pack's memory (as large as the
+    // pack) goes back to the heap now rather than when something is staged next.
+    Bytes().swap(g_bytes);
     g_loaded.clear();
     for (Collection& c : loaded) g_loaded.emplace_back(std::move(c));
     return g_loaded.size();
