@@ -11,7 +11,14 @@
 
 namespace vesper {
 
-#if !defined(__wasm_simd128__) && defined(__AVX2__) && defined(__FMA__)
+#if defined(__wasm_simd128__)
+namespace {
+int32_t HorizontalSum(v128_t v) {
+  return wasm_i32x4_extract_lane(v, 0) + wasm_i32x4_extract_lane(v, 1) + wasm_i32x4_extract_lane(v, 2) +
+         wasm_i32x4_extract_lane(v, 3);
+}
+}  // namespace
+#elif defined(__AVX2__) && defined(__FMA__)
 namespace {
 int32_t HorizontalSum(__m256i v) {
   __m128i h = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
@@ -89,9 +96,7 @@ int32_t DotInt8Int16(const int16_t* q16, const int8_t* codes, size_t n) {
     acc0 = wasm_i32x4_add(acc0, wasm_i32x4_dot_i16x8(wasm_i16x8_extend_low_i8x16(c), wasm_v128_load(q16 + i)));
     acc1 = wasm_i32x4_add(acc1, wasm_i32x4_dot_i16x8(wasm_i16x8_extend_high_i8x16(c), wasm_v128_load(q16 + i + 8)));
   }
-  v128_t s = wasm_i32x4_add(acc0, acc1);
-  sum = wasm_i32x4_extract_lane(s, 0) + wasm_i32x4_extract_lane(s, 1) + wasm_i32x4_extract_lane(s, 2) +
-        wasm_i32x4_extract_lane(s, 3);
+  sum = HorizontalSum(wasm_i32x4_add(acc0, acc1));
 #elif defined(__AVX2__) && defined(__FMA__)
   __m256i acc = _mm256_setzero_si256();
   for (; i + 16 <= n; i += 16) {
@@ -114,9 +119,7 @@ int32_t DotInt8Int8(const int8_t* a, const int8_t* b, size_t n) {
     acc0 = wasm_i32x4_add(acc0, wasm_i32x4_dot_i16x8(wasm_i16x8_extend_low_i8x16(x), wasm_i16x8_extend_low_i8x16(y)));
     acc1 = wasm_i32x4_add(acc1, wasm_i32x4_dot_i16x8(wasm_i16x8_extend_high_i8x16(x), wasm_i16x8_extend_high_i8x16(y)));
   }
-  v128_t s = wasm_i32x4_add(acc0, acc1);
-  sum = wasm_i32x4_extract_lane(s, 0) + wasm_i32x4_extract_lane(s, 1) + wasm_i32x4_extract_lane(s, 2) +
-        wasm_i32x4_extract_lane(s, 3);
+  sum = HorizontalSum(wasm_i32x4_add(acc0, acc1));
 #elif defined(__AVX2__) && defined(__FMA__)
   __m256i acc = _mm256_setzero_si256();
   for (; i + 16 <= n; i += 16) {
