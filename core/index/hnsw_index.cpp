@@ -36,6 +36,14 @@ using OwnSpace = SimdInnerProductSpace;
 using OwnSpace = hnswlib::InnerProductSpace;
 #endif
 
+// The links in a list, at any level (hnswlib keeps the count in the low half
+// of its first word; at level 0 the byte above marks a deleted node).
+size_t LinkCount(const void* list) {
+  hnswlib::linklistsizeint head;
+  std::memcpy(&head, list, sizeof(head));
+  return head & 0xFFFF;
+}
+
 uint32_t LabelAt(const void* data) {
   uint32_t label;
   std::memcpy(&label, data, sizeof(label));
@@ -171,7 +179,7 @@ struct HnswIndex::Impl {
       for (bool moved = true; moved;) {
         moved = false;
         const hnswlib::linklistsizeint* list = g.get_linklist(current, level);
-        size_t n = *reinterpret_cast<const unsigned short*>(list);  // hnswlib keeps the count in the low half
+        const size_t n = LinkCount(list);
         const auto* ids = reinterpret_cast<const hnswlib::tableint*>(list + 1);
         for (size_t j = 0; j < n; ++j) batch_ids[j] = ids[j];
         DistanceBatch(n);
@@ -207,7 +215,7 @@ struct HnswIndex::Impl {
       std::pop_heap(frontier.begin(), frontier.end(), nearer);
       frontier.pop_back();
       const hnswlib::linklistsizeint* list = g.get_linklist0(next.second);
-      size_t n = *reinterpret_cast<const unsigned short*>(list);  // hnswlib keeps the count in the low half
+      const size_t n = LinkCount(list);
       const auto* ids = reinterpret_cast<const hnswlib::tableint*>(list + 1);
       size_t fresh = 0;
       for (size_t j = 0; j < n; ++j) {
@@ -308,14 +316,6 @@ void CheckRows(const VectorRows& rows, size_t dims, uint64_t needed) {
   if (rows.dims != dims || rows.count < needed || (rows.count && !pointers)) {
     throw Error(ErrorCode::kInvalidArgument, "HNSW rows do not cover the graph's vectors");
   }
-}
-
-// The links of a level-0 list (hnswlib keeps the count in the low half of
-// its first word; the byte above marks a deleted node).
-size_t LinkCount(const char* list) {
-  hnswlib::linklistsizeint head;
-  std::memcpy(&head, list, sizeof(head));
-  return head & 0xFFFF;
 }
 
 // Adds `data` (the node's vector, or its label by reference) under label,
@@ -462,12 +462,10 @@ HnswParams ReadParams(ByteReader& r, size_t& dims) {
 // A node's links at one level: at most that level's fan-out (2M at level 0,
 // M above), each to a node of the graph.
 void CheckLinks(ByteReader& r, const char* list, size_t most, size_t count) {
-  hnswlib::linklistsizeint n;
-  std::memcpy(&n, list, sizeof(n));
-  unsigned short links = n & 0xFFFF;
+  const size_t links = LinkCount(list);
   if (links > most) r.fail("HNSW node has too many links");
-  const auto* ids = reinterpret_cast<const hnswlib::tableint*>(list + sizeof(n));
-  for (unsigned short j = 0; j < links; ++j) if (ids[j] >= count) r.fail("HNSW link points outside the graph");
+  const auto* ids = reinterpret_cast<const hnswlib::tableint*>(list + sizeof(hnswlib::linklistsizeint));
+  for (size_t j = 0; j < links; ++j) if (ids[j] >= count) r.fail("HNSW link points outside the graph");
 }
 
 // Each node's upper levels, after its level-0 record: the level, and that
@@ -498,10 +496,8 @@ void ReadUpperLevels(ByteReader& r, Graph& g, size_t count, uint32_t maxlevel) {
   for (size_t i = 0; i < count; ++i) {
     for (int l = 1; l <= g.element_levels_[i]; ++l) {
       const char* list = g.linkLists_[i] + (l - 1) * g.size_links_per_element_;
-      hnswlib::linklistsizeint n;
-      std::memcpy(&n, list, sizeof(n));
-      const auto* ids = reinterpret_cast<const hnswlib::tableint*>(list + sizeof(n));
-      for (unsigned short j = 0; j < (n & 0xFFFF); ++j) {
+      const auto* ids = reinterpret_cast<const hnswlib::tableint*>(list + sizeof(hnswlib::linklistsizeint));
+      for (size_t j = 0, n = LinkCount(list); j < n; ++j) {
         if (g.element_levels_[ids[j]] < l) r.fail("HNSW link points to a node without that level");
       }
     }
