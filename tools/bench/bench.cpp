@@ -26,8 +26,11 @@
 #include "core/index/vector_store.h"
 #include "core/tokenizer/tokenizer.h"
 #include "core/util/bytes.h"
+#include "tools/bench/files.h"
 
 using namespace vesper;
+using vesper::bench::ReadArray;
+using vesper::bench::ReadBytes;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -146,18 +149,6 @@ int Scan(int argc, char** argv) {
   return 0;
 }
 
-template <typename T>
-std::vector<T> ReadArray(const char* path, size_t count) {
-  std::string raw = ReadFile(path);
-  if (raw.size() != count * sizeof(T)) {
-    std::fprintf(stderr, "%s holds %zu bytes, expected %zu\n", path, raw.size(), count * sizeof(T));
-    std::exit(2);
-  }
-  std::vector<T> out(count);
-  std::memcpy(out.data(), raw.data(), raw.size());
-  return out;
-}
-
 // The HNSW sweep on vectors every engine of bench/run.mjs reads from the same files.
 int HnswFile(int argc, char** argv) {
   if (argc < 10) { std::fprintf(stderr, "usage: vesper_bench hnsw-file DATA QUERIES TRUTH n nq dims M efC\n"); return 2; }
@@ -175,8 +166,7 @@ int HnswFile(int argc, char** argv) {
   double build = 0;
   Bytes saved;
   if (cache && std::ifstream(cache).good()) {
-    std::string raw = ReadFile(cache);
-    saved.assign(raw.begin(), raw.end());
+    saved = ReadBytes(cache);
     ByteReader r(saved.data(), saved.size(), cache);
     index = HnswIndex::Load(r);
   } else {

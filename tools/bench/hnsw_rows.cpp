@@ -26,8 +26,11 @@
 #include "core/index/hnsw_index.h"
 #include "core/index/vector_store.h"
 #include "core/util/bytes.h"
+#include "tools/bench/files.h"
 
 using namespace vesper;
+using vesper::bench::ReadArray;
+using vesper::bench::ReadBytes;
 
 namespace {
 
@@ -57,24 +60,6 @@ double PeakMiB() {
   getrusage(RUSAGE_SELF, &u);
   return u.ru_maxrss / 1024.0;
 #endif
-}
-
-std::vector<uint8_t> ReadBytes(const char* path) {
-  std::ifstream in(path, std::ios::binary | std::ios::ate);
-  if (!in) { std::fprintf(stderr, "cannot read %s\n", path); std::exit(2); }
-  std::vector<uint8_t> out(static_cast<size_t>(in.tellg()));
-  in.seekg(0);
-  in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(out.size()));
-  return out;
-}
-
-template <typename T>
-std::vector<T> ReadArray(const char* path, size_t count) {
-  std::vector<uint8_t> raw = ReadBytes(path);
-  if (raw.size() != count * sizeof(T)) { std::fprintf(stderr, "%s has the wrong size\n", path); std::exit(2); }
-  std::vector<T> out(count);
-  std::memcpy(out.data(), raw.data(), raw.size());
-  return out;
 }
 
 // Store and graph built from DATA, saved into one buffer.
