@@ -160,18 +160,27 @@ test('with a model: store with progress, embedding comparison, export, import, d
   assert.deepEqual(errors, []);
 });
 
-test('offline: after one visit the page loads and searches with the network off', { timeout: 180_000 }, async () => {
-  const profile = mkdtempSync(join(tmpdir(), 'vesper-offline-'));
+// One visit online (checked by `online` once the page is ready), then the
+// same page reloaded with the network off, once the service worker controls it.
+async function visitThenOffline(server, profilePrefix, online) {
+  const profile = mkdtempSync(join(tmpdir(), profilePrefix));
   const context = await launchPersistent(profile, { viewport: { width: 1200, height: 1200 } });
   const page = context.pages()[0] ?? (await context.newPage());
   const errors = watchConsole(page);
-  await page.goto(urlOf(lexical, '/'));
+  await page.goto(urlOf(server, '/'));
   await ready(page);
-  assert.match(await page.textContent('#notice'), /lexical only/);
+  await online?.(page);
   await page.waitForFunction(() => navigator.serviceWorker?.controller != null, null, { timeout: 60_000 });
   await context.setOffline(true);
   await page.reload();
   await ready(page);
+  return { context, page, errors };
+}
+
+test('offline: after one visit the page loads and searches with the network off', { timeout: 180_000 }, async () => {
+  const { context, page, errors } = await visitThenOffline(lexical, 'vesper-offline-', async (p) => {
+    assert.match(await p.textContent('#notice'), /lexical only/);
+  });
   await page.fill('#query', 'micrograd Value backward');
   await page.waitForFunction(() => document.querySelectorAll('#results li:not(.hint)').length > 0);
   assert.match(await page.textContent('#results'), /micrograd|Value/);
@@ -181,16 +190,7 @@ test('offline: after one visit the page loads and searches with the network off'
 });
 
 test('offline with the model: a query whose rows and lexicon shards were never fetched reads them from the cached whole files', { timeout: 180_000 }, async () => {
-  const profile = mkdtempSync(join(tmpdir(), 'vesper-offline-model-'));
-  const context = await launchPersistent(profile, { viewport: { width: 1200, height: 1200 } });
-  const page = context.pages()[0] ?? (await context.newPage());
-  const errors = watchConsole(page);
-  await page.goto(urlOf(semantic, '/'));
-  await ready(page);
-  await page.waitForFunction(() => navigator.serviceWorker?.controller != null, null, { timeout: 60_000 });
-  await context.setOffline(true);
-  await page.reload();
-  await ready(page);
+  const { context, page, errors } = await visitThenOffline(semantic, 'vesper-offline-model-');
   assert.match(await page.textContent('#status-text'), /Ready: vesper-default/);
   // Words no earlier query used: their blocks and shards are not cached, the whole table and lexicon are.
   await page.fill('#query', 'Porque a Tesla abandonou o radar em 2021? zymurgy');
