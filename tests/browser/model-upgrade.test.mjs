@@ -134,7 +134,7 @@ test('upgrading the model: picker, interrupted download resumed, cancelled re-em
   await page.goto(urlOf(siteServer, '/'));
   await ready(page);
   const before = await modelOf(page);
-  assert.equal(before.model, 'vesper-default');
+  assert.equal(before.model, 'vesper-default-2');
   await openPicker(page);
   const cards = await page.$$eval('.model-card', (l) => l.map((x) => x.textContent));
   assert.equal(cards.length, 3);
@@ -148,7 +148,7 @@ test('upgrading the model: picker, interrupted download resumed, cancelled re-em
   await card(page, 'tiny-hub').locator('button').click();
   await page.waitForFunction(() => /Could not switch/.test(document.querySelector('#model-status').textContent), null, { timeout: 60_000 });
   assert.match(await page.textContent('#model-status'), /the download of onnx\/model_quantized\.onnx_data was interrupted at 0\.5 MB[^]*resumes from there[^]*Still using vesper default/);
-  assert.equal((await modelOf(page)).model, 'vesper-default');
+  assert.equal((await modelOf(page)).model, 'vesper-default-2');
   // The picker shows what arrived (it re-renders once the attempt ends).
   await page.waitForFunction(() => /already here/.test(document.querySelector('.model-card[data-model^="models/tiny-hub/"]').textContent));
 
@@ -215,7 +215,7 @@ test('upgrading the model: picker, interrupted download resumed, cancelled re-em
   await card(page, 'default').locator('button').click();
   await page.waitForFunction(() => /Now using/.test(document.querySelector('#model-status').textContent), null, { timeout: 60_000 });
   assert.deepEqual(await modelOf(page), { ...before, size: (await modelOf(page)).size });
-  assert.equal((await modelOf(page)).db, 'vesper-default');
+  assert.equal((await modelOf(page)).db, 'vesper-default-2');
   // The browser logs the connection the hub cut in step 1; nothing else.
   assert.deepEqual(errors.filter((e) => !/ERR_CONTENT_LENGTH_MISMATCH/.test(e)), []);
   await browser.close();
@@ -236,7 +236,7 @@ test('a download the storage quota cannot take is refused before a byte is writt
   await page.waitForFunction(() => /Could not switch/.test(document.querySelector('#model-status').textContent), null, { timeout: 60_000 });
   assert.match(await page.textContent('#model-status'), /not enough browser storage for Tiny hub model \(q8\): it needs 1\.3 MB, this site may use 0\.1 MB more/);
   assert.equal(hub.requests.length, seen, 'nothing was requested');
-  assert.equal(await page.evaluate(() => window.vesperEngine.model.id), 'vesper-default');
+  assert.equal(await page.evaluate(() => window.vesperEngine.model.id), 'vesper-default-2');
   await browser.close();
 });
 
@@ -260,7 +260,7 @@ test('a model this device has no memory for is refused with the cause named, and
   await page.waitForFunction(() => /Could not switch/.test(document.querySelector('#model-status').textContent), null, { timeout: 60_000 });
   assert.match(await page.textContent('#model-status'), /not enough memory for the model in .*tiny-hub.*Out of memory.*Still using/);
   await page.evaluate(() => Object.assign(WebAssembly, window.realWasm));
-  assert.deepEqual(await modelOf(page), { model: 'vesper-default', db: 'vesper-default', size: (await modelOf(page)).size });
+  assert.deepEqual(await modelOf(page), { model: 'vesper-default-2', db: 'vesper-default-2', size: (await modelOf(page)).size });
   assert.ok((await searchFor(page, 'What is Software 2.0?')).ranked > 0, 'the default model still searches');
   await browser.close();
 });

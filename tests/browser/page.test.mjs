@@ -57,7 +57,7 @@ test('first visit: the default model and pack are loaded and searchable; the thr
   assert.match(await page.textContent('#status-text'), /Loading models/);
   await page.screenshot({ path: join(artifacts, 'page-loading.png') });
   await ready(page);
-  assert.match(await page.textContent('#status-text'), /Ready: vesper-default on vesper-core/);
+  assert.match(await page.textContent('#status-text'), /Ready: vesper-default-2 on vesper-core/);
   assert.equal(await page.isVisible('#notice'), false);
   assert.deepEqual(await page.$$eval('#db-select option', (o) => o.map((x) => x.value)), ['karpathy']);
   await page.fill('#query', 'HydraNet backbone heads Tesla');
@@ -191,7 +191,7 @@ test('offline: after one visit the page loads and searches with the network off'
 
 test('offline with the model: a query whose rows and lexicon shards were never fetched reads them from the cached whole files', { timeout: 180_000 }, async () => {
   const { context, page, errors } = await visitThenOffline(semantic, 'vesper-offline-model-');
-  assert.match(await page.textContent('#status-text'), /Ready: vesper-default/);
+  assert.match(await page.textContent('#status-text'), /Ready: vesper-default-2/);
   // Words no earlier query used: their blocks and shards are not cached, the whole table and lexicon are.
   await page.fill('#query', 'Porque a Tesla abandonou o radar em 2021? zymurgy');
   await page.waitForFunction(() => /zy/.test(document.querySelector('#pieces').textContent));

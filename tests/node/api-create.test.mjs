@@ -16,7 +16,7 @@ async function nodeSummary() {
 
 test('the site author\'s script: create, search, ask, add, save, dispose', async () => {
   const s = await nodeSummary();
-  assert.equal(s.model, 'vesper-default', 'the pack\'s own model is found without being named');
+  assert.equal(s.model, 'vesper-default-2', 'the pack\'s own model is found without being named');
   assert.equal(s.answerable, true);
   assert.ok(s.results.length > 0 && s.results.length <= 5);
   assert.equal(s.reply.kind, 'answer');

@@ -216,7 +216,7 @@ test('models lists what is installed, with sizes, and what fetch-model would dow
   const r = await vesper(['models', '--json']);
   assert.equal(r.code, 0, r.stderr);
   const models = new Map(JSON.parse(r.stdout).map((m) => [m.id, m]));
-  const def = Object.values(models.get('vesper-default').variants)[0];
+  const def = Object.values(models.get('vesper-default-2').variants)[0];
   assert.ok(def.installed && def.bytes > 1e6, 'the default model is here');
   const gemma = models.get('embeddinggemma-300m').variants.q8;
   assert.ok(!gemma.installed && gemma.fetchable && gemma.missing.includes('onnx/model_quantized.onnx'));

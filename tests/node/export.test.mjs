@@ -36,7 +36,7 @@ test('pgvector: the SQL loads into PostgreSQL + pgvector and ranks as vesper doe
   const { PGlite } = await import('@electric-sql/pglite');
   const { vector } = await import('@electric-sql/pglite-pgvector');
   const sql = (await vesper(['export', pack, '--to', 'pgvector'])).stdout;
-  assert.match(sql, /^-- vesper export of 'site': 8 passages, vesper-default, 256 dims\nCREATE EXTENSION IF NOT EXISTS vector;/);
+  assert.match(sql, /^-- vesper export of 'site': 8 passages, vesper-default-2, 256 dims\nCREATE EXTENSION IF NOT EXISTS vector;/);
   const pg = new PGlite({ extensions: { vector } });
   await pg.exec(sql);
   assert.equal((await pg.query('SELECT count(*)::int AS n FROM site')).rows[0].n, 8);

@@ -80,6 +80,11 @@ test('bad manifests get an invalid_argument error naming what is wrong', () => {
     [JSON.stringify({ ...good, tokenizer: { ...good.tokenizer, source: { path: 'tokenizer.json', sha256: 'abc' } } }), /'tokenizer.source.sha256' must be 64 hex digits/],
     [JSON.stringify({ ...good, variants: { fp32: { files: [{ path: 'model.onnx', bytes: '12' }] } } }), /'variants.fp32.files\[0\].bytes' must be a whole number of bytes/],
     [JSON.stringify({ ...good, card: { languages: 3 } }), /'card.languages' must be a non-empty string/],
+    [JSON.stringify({ ...good, translationMix: [] }), /'translationMix' must be an object/],
+    [JSON.stringify({ ...good, lexicon: { file: 'l.tsv' }, translationMix: { weight: 0, languages: ['en', 'pt'] } }), /'translationMix.weight' must be a number above 0/],
+    [JSON.stringify({ ...good, lexicon: { file: 'l.tsv' }, translationMix: { weight: 0.5, languages: ['en'] } }), /'translationMix.languages' must list at least two/],
+    [JSON.stringify({ ...good, lexicon: { file: 'l.tsv' }, translationMix: { weight: 0.5, languages: ['en', 7] } }), /'translationMix.languages\[1\]' must be a non-empty string/],
+    [JSON.stringify({ ...good, translationMix: { weight: 0.5, languages: ['en', 'pt'] } }), /'translationMix' needs the model's 'lexicon'/],
   ];
   for (const [text, message] of cases) {
     assert.throws(() => parseManifest(text, 'm.json'), (err) => {

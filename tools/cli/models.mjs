@@ -62,7 +62,7 @@ export function resolveModel(spec) {
     if (existsSync(path)) return found(path, dir);
   }
   // A pack names its model by manifest id, which need not be its folder's name
-  // (models/default holds 'vesper-default').
+  // (models/default holds 'vesper-default-2').
   if (!looksLikeDir(spec)) {
     for (const root of modelSearchPath()) {
       if (!existsSync(root)) continue;

@@ -9,6 +9,7 @@
 import { VesperError } from './errors.mjs';
 import { validateManifest } from './manifest.mjs';
 import { lexiconSource, rowSource, withParts } from './on-demand.mjs';
+import { mixInto, translationMixOf, translationsOf } from './translation-mix.mjs';
 import { convertTokenizerJson } from './tokenizer-convert.mjs';
 
 // Search thresholds when nothing else says: a model's manifest carries its
@@ -179,6 +180,9 @@ export async function createEmbedder({
     return core.pool(data, mask32, n, seq, tensor.dims[2], manifest.output.pooling ?? 'mean');
   }
 
+  const withModelParts = rows || lexiconParts ? (fn) => withParts(fn, { rows, lexicon: lexiconParts }) : async (fn) => fn();
+  const mix = translationMixOf(manifest);
+
   return {
     info,
     backend,
@@ -191,43 +195,22 @@ export async function createEmbedder({
     // throws 'missing_rows' or 'missing_lexicon' before changing anything)
     // until the parts it needs are loaded; just fn where the whole tables
     // are. rowStats, lexiconStats: what was fetched.
-    withParts: rows || lexiconParts ? (fn) => withParts(fn, { rows, lexicon: lexiconParts }) : async (fn) => fn(),
+    withParts: withModelParts,
     rowStats: rows?.stats ?? null,
     lexiconStats: lexiconParts?.stats ?? null,
-    // kind: 'query' | 'document'; titles: per text (documents). Resolves to
+    // kind: 'query' | 'document'; titles: per text (documents); languages:
+    // per text, its language where known (a passage's), else it is detected
+    // (used by a model that mixes in translations). Resolves to
     // { vectors: Float32Array(n * dims), dims, warnings, tokens, timings }.
-    async embed(texts, { kind = 'document', titles = null, batchSize = 8, onProgress = null } = {}) {
-      if (!Array.isArray(texts) || texts.length === 0) throw new EmbedError('empty_input', 'nothing to embed');
-      const t0 = performance.now();
-      const { encoded, warnings } = prepare(texts, kind, titles);
-      if (rows) await rows.ensure(encoded.flatMap((e) => Array.from(e.ids.subarray(0, e.length))));
-      const t1 = performance.now();
-      const vectors = new Float32Array(texts.length * dims);
-      // Similar lengths batch together, so padding wastes little.
-      const order = encoded.map((e, i) => i).sort((a, b) => encoded[a].length - encoded[b].length);
-      for (let start = 0; start < order.length; start += batchSize) {
-        const idx = order.slice(start, start + batchSize);
-        let raw;
-        if (runStatic) {
-          raw = new Float32Array(idx.length * fullDims);
-          idx.forEach((i, b) => raw.set(runStatic.embed(encoded[i].ids.subarray(0, encoded[i].length)), b * fullDims));
-        } else {
-          raw = await runBatch(idx.map((i) => encoded[i]));
-        }
-        const rowDims = raw.length / idx.length;
-        if (rowDims !== fullDims) throw new EmbedError('model_mismatch', `the model returned ${rowDims}-dim vectors, its manifest says ${fullDims}`);
-        const unit = core.truncateNormalize(raw, idx.length, fullDims, dims);
-        idx.forEach((i, b) => vectors.set(unit.subarray(b * dims, (b + 1) * dims), i * dims));
-        onProgress?.({ done: Math.min(start + batchSize, order.length), total: order.length });
-      }
-      const t2 = performance.now();
-      return {
-        vectors,
-        dims,
-        warnings,
-        tokens: encoded.map((e) => e.length),
-        timings: { tokenizeMs: t1 - t0, inferMs: t2 - t1 },
-      };
+    async embed(texts, { kind = 'document', titles = null, languages = null, batchSize = 8, onProgress = null } = {}) {
+      const out = await embedPlain(texts, { kind, titles, batchSize, onProgress });
+      if (!mix || !lexicon) return out;
+      const languageOf = (i) => languages?.[i] || core.detectLanguage(texts[i]);
+      const translated = await withModelParts(() => translationsOf(lexicon, mix, texts, languageOf));
+      if (!translated.length) return out;
+      const extra = await embedPlain(translated.map((t) => t.text), { kind, batchSize });
+      mixInto(out.vectors, dims, extra.vectors, translated.map((t) => t.index), mix.weight);
+      return out;
     },
     async dispose() {
       tokenizer.dispose();
@@ -236,4 +219,38 @@ export async function createEmbedder({
       await session?.release?.();
     },
   };
+
+  async function embedPlain(texts, { kind = 'document', titles = null, batchSize = 8, onProgress = null } = {}) {
+    if (!Array.isArray(texts) || texts.length === 0) throw new EmbedError('empty_input', 'nothing to embed');
+    const t0 = performance.now();
+    const { encoded, warnings } = prepare(texts, kind, titles);
+    if (rows) await rows.ensure(encoded.flatMap((e) => Array.from(e.ids.subarray(0, e.length))));
+    const t1 = performance.now();
+    const vectors = new Float32Array(texts.length * dims);
+    // Similar lengths batch together, so padding wastes little.
+    const order = encoded.map((e, i) => i).sort((a, b) => encoded[a].length - encoded[b].length);
+    for (let start = 0; start < order.length; start += batchSize) {
+      const idx = order.slice(start, start + batchSize);
+      let raw;
+      if (runStatic) {
+        raw = new Float32Array(idx.length * fullDims);
+        idx.forEach((i, b) => raw.set(runStatic.embed(encoded[i].ids.subarray(0, encoded[i].length)), b * fullDims));
+      } else {
+        raw = await runBatch(idx.map((i) => encoded[i]));
+      }
+      const rowDims = raw.length / idx.length;
+      if (rowDims !== fullDims) throw new EmbedError('model_mismatch', `the model returned ${rowDims}-dim vectors, its manifest says ${fullDims}`);
+      const unit = core.truncateNormalize(raw, idx.length, fullDims, dims);
+      idx.forEach((i, b) => vectors.set(unit.subarray(b * dims, (b + 1) * dims), i * dims));
+      onProgress?.({ done: Math.min(start + batchSize, order.length), total: order.length });
+    }
+    const t2 = performance.now();
+    return {
+      vectors,
+      dims,
+      warnings,
+      tokens: encoded.map((e) => e.length),
+      timings: { tokenizeMs: t1 - t0, inferMs: t2 - t1 },
+    };
+  }
 }

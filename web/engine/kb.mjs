@@ -130,7 +130,7 @@ export async function addChunks(db, chunks, embedder, { batch = 16, onProgress =
     const part = chunks.slice(i, i + batch);
     let vectors = null;
     if (embedder && db.model) {
-      const out = await embedder.embed(part.map((c) => c.text), { kind: 'document', titles: part.map(titleOf) });
+      const out = await embedder.embed(part.map((c) => c.text), { kind: 'document', titles: part.map(titleOf), languages: part.map((c) => c.language) });
       for (const w of out.warnings) warnings.push({ ...w, chunk: part[w.index] });
       vectors = out.vectors;
     }

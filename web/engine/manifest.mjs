@@ -28,6 +28,17 @@ function checkLexicon(c, lexicon, source) {
   c.count(s.maxWords, 'lexicon.shards.maxWords', MAX_KEY_WORDS);
   c.count(s.maxHan, 'lexicon.shards.maxHan', MAX_KEY_HAN);
 }
+// A text's vector mixed with its lexicon translation's (web/engine/translation-mix.mjs).
+const MAX_MIX_WEIGHT = 4;
+function checkTranslationMix(c, m, source) {
+  const mix = c.object(m.translationMix, 'translationMix');
+  if (!(typeof mix.weight === 'number' && mix.weight > 0 && mix.weight <= MAX_MIX_WEIGHT)) {
+    throw new ManifestError(source, `'translationMix.weight' must be a number above 0 and at most ${MAX_MIX_WEIGHT}, not ${JSON.stringify(mix.weight)}`);
+  }
+  if (!Array.isArray(mix.languages) || mix.languages.length < 2) throw new ManifestError(source, "'translationMix.languages' must list at least two language codes");
+  mix.languages.forEach((l, i) => c.string(l, `translationMix.languages[${i}]`));
+  if (m.lexicon === undefined) throw new ManifestError(source, "'translationMix' needs the model's 'lexicon'");
+}
 const MAX_BLOCK_ROWS = 1 << 16;
 const POOLINGS = ['mean', 'cls', 'last'];
 // Tokens per input: EmbeddingGemma takes 2048; nothing in this field takes a
@@ -165,6 +176,7 @@ export function validateManifest(m, source = 'manifest') {
     throw new ManifestError(source, `'threshold' must be a cosine from -1 to 1, not ${JSON.stringify(m.threshold)}`);
   }
   if (m.answerability !== undefined) c.object(m.answerability, 'answerability');
+  if (m.translationMix !== undefined) checkTranslationMix(c, m, source);
   // A bilingual lexicon (TSV, core/lexical/lexicon.h) for cross-lingual BM25.
   if (m.lexicon !== undefined) {
     c.object(m.lexicon, 'lexicon');
