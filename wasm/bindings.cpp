@@ -780,6 +780,21 @@ class JsLexicon {
       return out;
     });
   }
+  // The first translation of each word, joined by `glue` (what a model's
+  // translation mix embeds: web/engine/translation-mix.mjs); one string
+  // across the boundary instead of an array per word.
+  std::string TranslateFirst(const std::string& text, const std::string& from, const std::string& to,
+                             const std::string& glue) const {
+    return Guard([&] {
+      std::string out;
+      for (const TermGroup& g : l_->Translate(text, from, to)) {
+        if (g.empty() || g[0].empty()) continue;
+        if (!out.empty()) out += glue;
+        out += g[0];
+      }
+      return out;
+    });
+  }
   std::shared_ptr<const Lexicon> shared() const { return l_; }
 
  private:
@@ -971,7 +986,8 @@ EMSCRIPTEN_BINDINGS(vesper) {
       .function("addShardStaged", &JsLexicon::AddShardStaged)
       .function("addTableStaged", &JsLexicon::AddTableStaged)
       .function("entries", &JsLexicon::Entries)
-      .function("translate", &JsLexicon::Translate);
+      .function("translate", &JsLexicon::Translate)
+      .function("translateFirst", &JsLexicon::TranslateFirst);
 
   class_<JsTokenizer>("Tokenizer")
       .class_function("fromStaged", &JsTokenizer::FromStaged, allow_raw_pointers())

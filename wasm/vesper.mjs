@@ -189,6 +189,10 @@ class Core {
       translate(text, from, to) {
         return raw.translate(text, from, to);
       },
+      // The first translation of each word, joined by glue: one string.
+      translateFirst(text, from, to, glue = ' ') {
+        return raw.translateFirst(text, from, to, glue);
+      },
       addShard(name, bytes) {
         raw.addShardStaged(name, core.#stageBytes(bytes));
       },

@@ -91,8 +91,8 @@ test('a batch of texts whose translations need lexicon shards asks for all of th
   const { translationsOf } = await import('../../web/engine/translation-mix.mjs');
   const mix = { weight: 0.35, languages: ['en', 'pt'] };
   const lexicon = {
-    translate(text) {
-      if (text === 'known') return [['conhecido']];
+    translateFirst(text) {
+      if (text === 'known') return 'conhecido';
       throw Object.assign(new Error('lexicon shards missing'), { code: 'missing_lexicon', shards: [`en-${text}`] });
     },
   };

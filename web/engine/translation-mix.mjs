@@ -37,9 +37,9 @@ export function translationsOf(lexicon, mix, texts, languageOf) {
     if (!mix.languages.includes(from)) return;
     for (const to of mix.languages) {
       if (to === from) continue;
-      let groups;
+      let words;
       try {
-        groups = lexicon.translate(text, from, to);
+        words = lexicon.translateFirst(text, from, to, UNSPACED.has(to) ? '' : ' ');
       } catch (err) {
         const shards = err?.code === 'missing_lexicon' ? err.shards ?? err.cause?.shards : null;
         if (!shards) throw err;
@@ -47,8 +47,7 @@ export function translationsOf(lexicon, mix, texts, languageOf) {
         for (const s of shards) missing.add(s);
         continue;
       }
-      const words = groups.map((alternatives) => alternatives[0]).filter(Boolean);
-      if (words.length) out.push({ index, text: words.join(UNSPACED.has(to) ? '' : ' ') });
+      if (words) out.push({ index, text: words });
     }
   });
   if (first) throw Object.assign(first, { shards: [...missing] });
