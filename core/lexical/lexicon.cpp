@@ -212,15 +212,35 @@ void Lexicon::AddLine(std::string_view line) const {
   }
 }
 
+// "a\tb\tkey" (or "a\tkey" without b) in a buffer kept between calls: a
+// translation looks up several keys a word, and building each as a new
+// string was most of its time (a passage's translation for the
+// translation mix: web/engine/translation-mix.mjs).
+const std::string& Lexicon::Probe(const std::string& a, const std::string* b, const std::string& key) const {
+  probe_.assign(a);
+  probe_ += '\t';
+  if (b) {
+    probe_ += *b;
+    probe_ += '\t';
+  }
+  probe_ += key;
+  return probe_;
+}
+
 const std::vector<std::string>* Lexicon::Find(const std::string& from, const std::string& to, const std::string& key) const {
   if (!Loaded(from, key)) return nullptr;
-  LoadDirection(from + '\t' + to);
-  auto it = map_.find(from + '\t' + to + '\t' + key);
+  if (!pending_.empty()) {
+    direction_.assign(from);
+    direction_ += '\t';
+    direction_ += to;
+    LoadDirection(direction_);
+  }
+  auto it = map_.find(Probe(from, &to, key));
   return it == map_.end() ? nullptr : &it->second;
 }
 
 bool Lexicon::IsStop(const std::string& from, const std::string& key) const {
-  return Loaded(from, key) && stop_.count(from + '\t' + key) > 0;
+  return Loaded(from, key) && stop_.count(Probe(from, nullptr, key)) > 0;
 }
 
 std::vector<TermGroup> Lexicon::Translate(std::string_view query, const std::string& from, const std::string& to) const {

@@ -93,6 +93,9 @@ class Lexicon {
   // "from\tto\tkey" -> translations; "from\tkey" for function words.
   mutable std::unordered_map<std::string, std::vector<std::string>> map_;
   mutable std::unordered_set<std::string> stop_;
+  mutable std::string probe_;      // Probe()'s buffer
+  mutable std::string direction_;  // Find()'s "from\tto"
+  const std::string& Probe(const std::string& a, const std::string* b, const std::string& key) const;
   std::unordered_set<std::string> languages_;
   size_t max_words_ = 1;  // longest key, in words (en, pt): an upper bound
   size_t max_han_ = 1;    // longest key, in Han characters (zh)
