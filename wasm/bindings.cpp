@@ -185,7 +185,6 @@ void ReadRankingWeights(const val& options, SearchOptions& o) {
   ReadFilters(options, o);
   o.translated_weight = static_cast<float>(Num(options, "translatedWeight", o.translated_weight));
   o.page_weight = static_cast<float>(Num(options, "pageWeight", o.page_weight));
-  o.vector_weight = static_cast<float>(Num(options, "vectorWeight", o.vector_weight));
   o.page_repeat_penalty = static_cast<float>(Num(options, "pageRepeatPenalty", o.page_repeat_penalty));
   o.passages_per_page = Count(options, "passagesPerPage", o.passages_per_page, kMaxK);
 }

@@ -463,9 +463,7 @@ void Collection::Fuse(SearchMode mode, bool use_vectors, bool rerank, const std:
       // names and stray tokens, and adding it ranks wrong-language noise up.
       // There, the BM25 of the query's translation speaks instead.
       const bool same = chunks_[s.label].language == query_language;
-      float semantic = !rerank ? s.vector_score
-                       : s.match_score < 0.f ? s.match_score
-                       : s.match_score + opt.vector_weight * std::max(s.vector_score, 0.f);
+      float semantic = rerank ? s.match_score : s.vector_score;
       s.fused = semantic + (same ? opt.lexical_weight : opt.cross_lexical_weight) * s.lexical_score +
                 (same ? 0.f : opt.translated_weight) * s.translated_score + (same ? opt.page_weight : 0.f) * s.page_score;
     } else {

@@ -74,11 +74,6 @@ struct SearchOptions {
   // Hybrid with piece matching enabled: how many candidates of each
   // retriever the piece matcher rescores.
   size_t rerank_pool = 50;
-  // ... and how much the summed-vector cosine adds to a rescored passage's
-  // match (for evaluations: with the default model's translation mix, 0.25
-  // ranked a little better on bench/quality's development half but moved the
-  // refitted decision towards refusing; bench/quality/notes.md).
-  float vector_weight = 0.0f;
   // ... and how much the passage's own heading adds, matched apart from its
   // text (chosen on bench/quality's development half, 0.25).
   float title_weight = 0.25f;

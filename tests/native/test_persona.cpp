@@ -119,17 +119,21 @@ struct World {
   }
   std::vector<float> Embed(const std::string& query) const { return Embed(query, query, DetectLanguage(query), "{text}"); }
 
-  // A copy of the collection that answers every question it finds passages
-  // for (a cosine bar at 0 instead of the calibrated decision): for tests of
-  // how an answer is built, apart from whether the question is answerable.
-  std::vector<Collection> Undecided() const {
-    const Bytes bytes = SavePack({db.get()});
+  // The collection saved and loaded from `bytes` (its pack), equipped as
+  // the engine equips a loaded pack (web/engine/kb.mjs calibrate()).
+  std::vector<Collection> Reloaded(const Bytes& bytes, Answerability decide) const {
     std::vector<Collection> copy = LoadPack(bytes.data(), bytes.size());
-    copy[0].set_answerability(Answerability::Uncalibrated(0.f));
+    REQUIRE(copy.size() == 1);
+    copy[0].set_answerability(std::move(decide));
     copy[0].EnablePieceMatch(std::make_shared<PieceMatcher>(model), tok);
     copy[0].EnableLexicon(lexicon);
     return copy;
   }
+
+  // A copy of the collection that answers every question it finds passages
+  // for (a cosine bar at 0 instead of the calibrated decision): for tests of
+  // how an answer is built, apart from whether the question is answerable.
+  std::vector<Collection> Undecided() const { return Reloaded(SavePack({db.get()}), Answerability::Uncalibrated(0.f)); }
 
   Answer Ask(const std::string& q, ConversationState& state) const {
     AnswerOptions o;
@@ -157,12 +161,8 @@ const World& TheWorld() {
 TEST_CASE("a pack keeps what piece matching tokenised: the loaded collection ranks the same", "[pack][persona]") {
   const World& w = TheWorld();
   const Bytes bytes = SavePack({w.db.get()});
-  auto loaded = LoadPack(bytes.data(), bytes.size());
-  REQUIRE(loaded.size() == 1);
+  auto loaded = w.Reloaded(bytes, w.db->answerability());
   Collection& db = loaded[0];
-  db.set_answerability(w.db->answerability());
-  db.EnablePieceMatch(std::make_shared<PieceMatcher>(w.model), w.tok);
-  db.EnableLexicon(w.lexicon);
   CHECK(SavePack({&db}) == bytes);
   SearchOptions opt;
   opt.threshold = 0.f;
