@@ -17,6 +17,7 @@
 #include "core/chunker/chunker.h"
 #include "core/collection/collection.h"
 #include "core/collection/pack.h"
+#include "core/collection/split.h"
 #include "core/embed/pipeline.h"
 #include "core/embed/static_model.h"
 #include "core/index/dot.h"
@@ -488,6 +489,7 @@ class JsCollection {
   }
 
   const Collection& collection() const { return c_; }
+  Collection& collection() { return c_; }
 
   // A view of wasm memory: valid until the next call that may grow memory.
   val VectorView(const std::string& id) const {
@@ -804,6 +806,66 @@ void JsCollection::EnableLexicon(const JsLexicon& lexicon) {
   Guard([&] { c_.EnableLexicon(lexicon.shared()); });
 }
 
+// A collection cut into an entry, term fragments and page fragments for a
+// static site (core/collection/split.h); each comes back as a JS-owned copy.
+val SplitCollection_(const JsCollection& db, val options) {
+  return Guard([&] {
+    SplitOptions o;
+    o.term_fragment_bytes = Count(options, "termFragmentBytes", o.term_fragment_bytes, size_t{1} << 24);
+    o.page_fragment_bytes = Count(options, "pageFragmentBytes", o.page_fragment_bytes, size_t{1} << 28);
+    o.pages_per_term = Count(options, "pagesPerTerm", o.pages_per_term, size_t{1} << 20);
+    SplitFiles files = SplitCollection(db.collection(), o);
+    auto copies = [](const std::vector<Bytes>& parts) {
+      val out = val::array();
+      for (size_t i = 0; i < parts.size(); ++i) out.set(i, CopyOut(parts[i], "Uint8Array"));
+      return out;
+    };
+    val out = val::object();
+    out.set("entry", CopyOut(files.entry, "Uint8Array"));
+    out.set("terms", copies(files.terms));
+    out.set("pages", copies(files.pages));
+    return out;
+  });
+}
+
+// The reading side: an entry, then the parts a query names as missing.
+class JsSplitIndex {
+ public:
+  explicit JsSplitIndex(SplitIndex s) : s_(std::move(s)) {}
+  static JsSplitIndex* FromStaged(size_t n) {
+    return Guard([&] {
+      std::string_view bytes = StagedBytes(n, "split index entry");
+      return new JsSplitIndex(SplitIndex::Load(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
+    });
+  }
+  JsCollection* MakeCollection() const {
+    return Guard([&] { return new JsCollection(s_.MakeCollection()); });
+  }
+  void AddTermsStaged(size_t fragment, size_t n) {
+    Guard([&] {
+      std::string_view bytes = StagedBytes(n, "term fragment");
+      s_.AddTerms(static_cast<uint32_t>(fragment), reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    });
+  }
+  void AddPagesStaged(size_t fragment, size_t n, JsCollection& into) {
+    Guard([&] {
+      std::string_view bytes = StagedBytes(n, "page fragment");
+      s_.AddPages(static_cast<uint32_t>(fragment), reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), into.collection());
+    });
+  }
+  val Missing(const std::string& query, const JsCollection& into, val options) const {
+    return Guard([&] {
+      const size_t pages = Count(options, "pages", kSplitCandidatePages, size_t{1} << 16);
+      return ArrayOf(s_.Missing(query, into.collection(), pages));
+    });
+  }
+  size_t TermFragments() const { return s_.term_fragments(); }
+  size_t PageFragments() const { return s_.page_fragments(); }
+  size_t Passages() const { return s_.passages(); }
+
+ private:
+  SplitIndex s_;
+};
 
 std::string DetectLanguage_(const std::string& text) { return DetectLanguage(text); }
 
@@ -962,6 +1024,7 @@ EMSCRIPTEN_BINDINGS(vesper) {
   function("loadPackStaged", &LoadPackStaged);
   function("inspectPackStaged", &InspectPackStaged);
   function("detectLanguage", &DetectLanguage_);
+  function("splitCollection", &SplitCollection_);
   function("sentences", &Sentences_);
   function("dotKernel", &KernelName);
   constant("packVersion", kPackVersion);
@@ -1006,6 +1069,16 @@ EMSCRIPTEN_BINDINGS(vesper) {
       .function("id", &JsPersona::Id)
       .function("usesBannedWord", &JsPersona::UsesBannedWord)
       .function("answerStaged", &JsPersona::AnswerStaged);
+
+  class_<JsSplitIndex>("SplitIndex")
+      .class_function("fromStaged", &JsSplitIndex::FromStaged, allow_raw_pointers())
+      .function("makeCollection", &JsSplitIndex::MakeCollection, allow_raw_pointers())
+      .function("addTermsStaged", &JsSplitIndex::AddTermsStaged)
+      .function("addPagesStaged", &JsSplitIndex::AddPagesStaged)
+      .function("missing", &JsSplitIndex::Missing)
+      .function("termFragments", &JsSplitIndex::TermFragments)
+      .function("pageFragments", &JsSplitIndex::PageFragments)
+      .function("passages", &JsSplitIndex::Passages);
 
   class_<JsCollection>("Collection")
       .class_function("create", &JsCollection::Create, allow_raw_pointers())

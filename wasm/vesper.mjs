@@ -205,6 +205,49 @@ class Core {
     };
   }
 
+  // A collection cut into parts a static site serves as files
+  // (core/collection/split.h): { entry, terms: [...], pages: [...] }, each a
+  // Uint8Array; part "t<i>" is terms[i], "p<i>" pages[i].
+  splitCollection(collection, options = {}) {
+    return this.m.splitCollection(collection.raw, options);
+  }
+
+  // The entry of a split index (throws 'corrupt_data' or 'unsupported').
+  splitIndex(bytes) {
+    const raw = this.m.SplitIndex.fromStaged(this.#stageBytes(bytes));
+    const core = this;
+    return {
+      raw,
+      get termFragments() {
+        return raw.termFragments();
+      },
+      get pageFragments() {
+        return raw.pageFragments();
+      },
+      get passages() {
+        return raw.passages();
+      },
+      // An empty collection that ranks with the whole corpus's statistics; pages are added to it.
+      makeCollection() {
+        return new Collection(core, raw.makeCollection());
+      },
+      // The parts `query` still needs before `collection` ranks it as the whole pack would
+      // ("t3", "p17"; term fragments first); [] when none. May throw 'missing_lexicon'.
+      missing(query, collection, options = {}) {
+        return raw.missing(query, collection.raw, options);
+      },
+      addTerms(fragment, bytes) {
+        raw.addTermsStaged(fragment, core.#stageBytes(bytes));
+      },
+      addPages(fragment, bytes, collection) {
+        raw.addPagesStaged(fragment, core.#stageBytes(bytes), collection.raw);
+      },
+      dispose() {
+        raw.delete();
+      },
+    };
+  }
+
   // A persona (JSON text or object, format "vesper-persona"); answers from a collection.
   persona(json) {
     return new Persona(this, this.m.Persona.fromJson(typeof json === 'string' ? json : JSON.stringify(json)));

@@ -8,6 +8,7 @@
 import { urlReader } from './engine/backend.mjs';
 import { memoryAware, VesperError } from './engine/errors.mjs';
 import { loadModel } from './engine/model.mjs';
+import { openSplit } from './engine/split.mjs';
 import { NO_META_TEXT, addChunks, calibrate, chunkDocuments, documentBatches, sizeOf, vectorOptionsFor } from './engine/kb.mjs';
 
 const here = new URL('./', import.meta.url);
@@ -261,6 +262,23 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
       return loaded.map((db) => db.name);
     },
 
+    // A knowledge base a site serves in parts (web/engine/split.mjs): `url`
+    // is its folder (holding index.vsx); each query fetches what it needs.
+    // Refused if made by another model, unless anyModel. Resolves to its name.
+    async openSplit(url, { anyModel = false, pages = null } = {}) {
+      const folder = new URL(String(url).replace(/\/?$/, '/'), typeof location === 'undefined' ? undefined : location.href);
+      const db = await openSplit(core, urlReader(folder), { pages });
+      if (db.model && embedder && !anyModel && !sameModel(db)) {
+        const made = db.model.id;
+        db.dispose();
+        throw new VesperError('model_mismatch', `the index at ${folder} was made with the model '${made}', not '${embedder.info.id}'`);
+      }
+      calibrate(db, embedder);
+      collections.get(db.name)?.dispose();
+      collections.set(db.name, db);
+      return db.name;
+    },
+
     // The database as pack bytes; with write(view) (e.g. a file write), the
     // bytes go to it without a copy and their size is returned.
     exportPack(name, { write = null } = {}) {
@@ -326,6 +344,7 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
       t = performance.now();
       const bar = threshold === null ? {} : { minScore: threshold };
       await db.whenReady?.();
+      if (db.prepare) await withParts(() => db.prepare(text));
       const options = { ...weights, k, mode: useVectors ? mode : 'lexical', ...bar, ...(filters ? { filters } : {}) };
       const found = await withParts(() => db.query(text, query.vector, options));
       timings.searchMs = performance.now() - t;
@@ -353,6 +372,7 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
       if (!question.trim()) throw new VesperError('empty_input', 'the question is empty');
       const vector = sameModel(db) ? (await queryVector(question)).vectors : null;
       await db.whenReady?.();
+      if (db.prepare) await withParts(() => db.prepare(question));
       return withParts(() => this.persona.answer(db, question, vector, conversation, threshold === null ? {} : { threshold }));
     },
     persona: null,

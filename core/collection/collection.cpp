@@ -150,7 +150,17 @@ void SortResults(std::vector<SearchResult>& results) {
 
 }  // namespace
 
-bool Collection::UsesPages() const { return page_ids_.size() >= kMinPagesForPageEvidence; }
+bool Collection::UsesPages() const {
+  return (corpus_ ? corpus_->pages.docs : page_ids_.size()) >= kMinPagesForPageEvidence;
+}
+
+void Collection::SetCorpus(std::shared_ptr<const CorpusView> corpus) {
+  if (corpus && has_vectors() && !corpus->centroid.empty() && corpus->centroid.size() != model_.dims) {
+    throw Error(ErrorCode::kInvalidArgument, "the corpus's mean vector has other dimensions than the model's");
+  }
+  corpus_ = std::move(corpus);
+  bm25_.SetCorpus(corpus_ ? &corpus_->passages : nullptr, corpus_ ? &corpus_->pages : nullptr);
+}
 
 void Collection::ScorePages(std::string_view query_text, std::vector<SearchResult>& results) const {
   if (query_text.empty() || !UsesPages()) return;
@@ -377,6 +387,7 @@ void Collection::EnableLexicon(std::shared_ptr<const Lexicon> lexicon) {
 
 // The languages of the live passages (a handful), kept until a change.
 const std::vector<std::string>& Collection::Languages() const {
+  if (corpus_) return corpus_->languages;
   if (languages_stale_) {
     languages_.clear();
     for (uint32_t label = 0; label < chunks_.size(); ++label) {
@@ -388,16 +399,24 @@ const std::vector<std::string>& Collection::Languages() const {
   return languages_;
 }
 
+std::vector<std::pair<std::string, std::vector<TermGroup>>> Collection::QueryTranslations(
+    std::string_view query_text, const std::string& query_language) const {
+  std::vector<std::pair<std::string, std::vector<TermGroup>>> out;
+  if (!lexicon_ || !lexicon_->Knows(query_language)) return out;
+  for (const std::string& language : Languages()) {
+    if (language == query_language || !lexicon_->Knows(language)) continue;
+    std::vector<TermGroup> groups = lexicon_->Translate(query_text, query_language, language);
+    if (!groups.empty()) out.emplace_back(language, std::move(groups));
+  }
+  return out;
+}
+
 // BM25 of the query's translation into each other language the collection
 // holds, kept for the passages in that language (translated_hits_, best
 // first). The translated words match stray passages of other languages too
 // (names, loanwords): those are plain BM25's business.
 void Collection::SearchTranslated(std::string_view query_text, const std::string& query_language, size_t pool) const {
-  if (!lexicon_->Knows(query_language)) return;
-  for (const std::string& language : Languages()) {
-    if (language == query_language || !lexicon_->Knows(language)) continue;
-    std::vector<TermGroup> groups = lexicon_->Translate(query_text, query_language, language);
-    if (groups.empty()) continue;
+  for (const auto& [language, groups] : QueryTranslations(query_text, query_language)) {
     for (const TermGroup& g : groups) {
       if (!g.empty()) translated_query_.append(translated_query_.empty() ? "" : " ").append(g.front());
     }
@@ -491,7 +510,10 @@ void Collection::DescribeTop(const SearchResult& top, const std::string& query_l
                              QueryEvidence& e) const {
   e.top_same_language = chunks_[top.label].language == query_language;
   if (!matched || top.label >= pieces_.size()) return;
-  e.vocabulary_coverage = matcher_->VocabularyCoverage(query_pieces_, known_pieces_, vocabulary_);
+  const bool whole = corpus_ && corpus_->known_pieces.size() == known_pieces_.size();
+  const std::vector<uint8_t>& known = whole ? corpus_->known_pieces : known_pieces_;
+  const std::vector<int32_t>& vocabulary = whole ? corpus_->vocabulary : vocabulary_;
+  e.vocabulary_coverage = matcher_->VocabularyCoverage(query_pieces_, known, vocabulary);
   // A collection with no text in the query's language cannot know its
   // words; what it can know is their translation (a Chinese question about
   // English pages): measured on that instead, where it says more.
@@ -499,7 +521,7 @@ void Collection::DescribeTop(const SearchResult& top, const std::string& query_l
   if (!translated_query_.empty() && std::find(held.begin(), held.end(), query_language) == held.end()) {
     tokenizer_->EncodeIds(translated_query_, query_ids_);  // the query's own ids are spent by now
     const std::vector<int32_t> translated = matcher_->Distinct(query_ids_.data(), query_ids_.size());
-    e.vocabulary_coverage = std::max(e.vocabulary_coverage, matcher_->VocabularyCoverage(translated, known_pieces_, vocabulary_));
+    e.vocabulary_coverage = std::max(e.vocabulary_coverage, matcher_->VocabularyCoverage(translated, known, vocabulary));
   }
   e.top_coverage_loose = matcher_->Coverage(query_pieces_, pieces_[top.label], kLooseMatch);
   e.top_coverage_strict = matcher_->Coverage(query_pieces_, pieces_[top.label], kStrictMatch);
@@ -537,6 +559,11 @@ void Collection::GatherEvidence(const float* q, const std::string& query_languag
 }
 
 float Collection::TypicalCosine(const float* unit_query) const {
+  if (corpus_ && corpus_->centroid.size() == model_.dims) return Dot(unit_query, corpus_->centroid.data(), model_.dims);
+  return Dot(unit_query, Centroid().data(), model_.dims);
+}
+
+const std::vector<float>& Collection::Centroid() const {
   if (centroid_stale_) {
     centroid_.assign(model_.dims, 0.f);
     std::vector<float> v(model_.dims);
@@ -548,7 +575,7 @@ float Collection::TypicalCosine(const float* unit_query) const {
     if (live_) for (float& x : centroid_) x /= static_cast<float>(live_);
     centroid_stale_ = false;
   }
-  return Dot(unit_query, centroid_.data(), model_.dims);
+  return centroid_;
 }
 
 // ---- pack sections ----

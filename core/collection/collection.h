@@ -109,6 +109,19 @@ struct SearchResult {
   float page_score = 0.f;  // normalised BM25 of the passage's whole page (its source), when used
 };
 
+// What a collection holding part of a corpus (a split index's fetched
+// pages: core/collection/split.h) must know of the whole to rank as a
+// search over the whole would: BM25's counts over passages and over pages,
+// the languages held, the mean unit vector, the model pieces some passage
+// holds. Each is the whole corpus's, not the part's.
+struct CorpusView {
+  CorpusStats passages, pages;
+  std::vector<std::string> languages;
+  std::vector<float> centroid;        // model dims; empty without vectors
+  std::vector<uint8_t> known_pieces;  // per vocabulary id; empty without piece matching
+  std::vector<int32_t> vocabulary;    // the same, as a list
+};
+
 class Collection {
  public:
   Collection(std::string name, ModelInfo model, CollectionOptions options = {});
@@ -165,6 +178,11 @@ class Collection {
   std::vector<TermGroup> Translate(std::string_view text, const std::string& from, const std::string& to) const {
     return lexicon_ ? lexicon_->Translate(text, from, to) : std::vector<TermGroup>();
   }
+  // The query's translation into each other language the collection (or
+  // its corpus) holds that the lexicon knows, as cross-lingual BM25 scores
+  // it: per language, one group of alternatives per content word.
+  std::vector<std::pair<std::string, std::vector<TermGroup>>> QueryTranslations(std::string_view query_text,
+                                                                                const std::string& query_language) const;
   // Token-level similarity of two texts through the model's pieces (what
   // hybrid reranks by), for choosing sentences within passages; -1 when
   // piece matching is not enabled.
@@ -172,6 +190,19 @@ class Collection {
   // How rare a word (a SplitWords() key) is among the collection's passages,
   // in [0, 1] (Bm25Index::Rarity).
   float TermRarity(const std::string& term) const { return bm25_.Rarity(term); }
+
+  // Ranks as the corpus this collection is part of would (CorpusView); the
+  // view may change between searches (its owner adds terms as they
+  // arrive), never during one. Null: this collection is the whole.
+  void SetCorpus(std::shared_ptr<const CorpusView> corpus);
+  const CorpusView* corpus() const { return corpus_.get(); }
+  // Pages (a passage's source up to '#'), numbered as first met.
+  size_t pages() const { return page_ids_.size(); }
+  uint32_t page_of(uint32_t label) const { return page_of_.at(label); }
+  const Bm25Index& lexical() const { return bm25_; }
+  // The mean of the stored unit vectors (model dims).
+  const std::vector<float>& Centroid() const;
+  const std::vector<uint8_t>& KnownPieces() const { return known_pieces_; }
 
   // How this collection decides whether a query is answerable: the model's
   // calibration (set by the client from the manifest), else a cosine bar.
@@ -278,6 +309,7 @@ class Collection {
   void AddKnownPieces(uint32_t label);
   std::vector<int32_t> vocabulary_;                 // the same, as a list
   std::shared_ptr<const Lexicon> lexicon_;
+  std::shared_ptr<const CorpusView> corpus_;
   mutable std::vector<Hit> translated_hits_, hits_in_language_;  // per-query scratch
   mutable std::vector<std::string> languages_;  // of the live passages, rebuilt after a change
   mutable bool languages_stale_ = true;

@@ -122,7 +122,7 @@ void Bm25Index::Remove(uint32_t label) {
 }
 
 float Bm25Index::Idf(size_t df) const {
-  double n = static_cast<double>(live_docs_);
+  double n = Docs();
   return static_cast<float>(std::log(1.0 + (n - df + 0.5) / (df + 0.5)));
 }
 
@@ -143,12 +143,13 @@ void Bm25Index::PrepareQuery(std::string_view query, std::vector<QueryTerm>& ter
     if (seen.count(w.term) || FunctionWords().count(w.term)) return;
     auto it = term_ids_.find(w.term);
     int32_t id = (it == term_ids_.end() || df_[it->second] == 0) ? -1 : static_cast<int32_t>(it->second);
-    float idf = Idf(id < 0 ? 0 : df_[id]);
-    terms.push_back({id, idf});
+    const uint32_t df = corpus_ ? corpus_->Df(w.term) : (id < 0 ? 0 : df_[id]);
+    float idf = Idf(df);
+    terms.push_back({id, idf, df > 0, group_corpus_ ? group_corpus_->Df(w.term) : 0});
     // Unknown words weigh as much as a word can; known ones by their own
     // rarity, but never less than half of that, so common words alone
     // cannot reach a high score.
-    max_score += TermWeight(id, idf) * (k1_ + 1.f);
+    max_score += TermWeight(df > 0, idf) * (k1_ + 1.f);
     seen.insert(std::move(w.term));
   });
 }
@@ -159,7 +160,7 @@ void Bm25Index::Search(std::string_view query, size_t k, std::vector<Hit>& out) 
   PrepareQuery(query, query_terms_, max_score);
   if (live_docs_ == 0 || max_score <= 0.f) return;
   if (acc_.size() < alive_.size()) acc_.resize(alive_.size(), 0.f);
-  const float avg_len = static_cast<float>(live_len_) / static_cast<float>(live_docs_);
+  const float avg_len = AvgLen();
   touched_.clear();
   for (const QueryTerm& qt : query_terms_) {
     if (qt.term < 0) continue;
@@ -179,8 +180,13 @@ void Bm25Index::Search(std::string_view query, size_t k, std::vector<Hit>& out) 
   top_.TakeSorted(out);
 }
 
-float Bm25Index::TermWeight(int32_t id, float idf) const {
-  return id < 0 ? Idf(0) : std::max(idf, 0.5f * Idf(0));
+float Bm25Index::TermWeight(bool known, float idf) const {
+  return known ? std::max(idf, 0.5f * Idf(0)) : Idf(0);
+}
+
+float Bm25Index::AvgLen() const {
+  if (corpus_) return corpus_->docs ? static_cast<float>(corpus_->total_len) / static_cast<float>(corpus_->docs) : 1.f;
+  return static_cast<float>(live_len_) / static_cast<float>(live_docs_);
 }
 
 // The phrase's terms scored into alt_acc_ (their mean per document, so a
@@ -194,8 +200,8 @@ float Bm25Index::ScorePhrase(std::string_view phrase, float avg_len, bool& known
   if (query_terms_.empty()) return 0.f;
   const float share = 1.f / static_cast<float>(query_terms_.size());
   for (const QueryTerm& qt : query_terms_) {
+    known = known || qt.known;
     if (qt.term < 0) continue;
-    known = true;
     for (const Posting& p : postings_[qt.term]) {
       if (!alive_[p.label]) continue;
       float tf = static_cast<float>(p.tf);
@@ -232,9 +238,10 @@ void Bm25Index::ScoreGroups(std::string_view query, const std::vector<uint32_t>&
   if (live_docs_ == 0 || groups == 0) return;
   CountGroupLengths(group_of, groups);
   const size_t labels = std::min(alive_.size(), group_of.size());
-  const size_t live_groups = group_lengths_.live;
+  const GroupLengths& whole = group_corpus_ ? GroupLengths{0, 0, 0, group_corpus_->total_len, static_cast<size_t>(group_corpus_->docs)} : group_lengths_;
+  const size_t live_groups = whole.live;
   if (live_groups == 0) return;
-  const float avg_len = static_cast<float>(group_lengths_.total) / static_cast<float>(live_groups);
+  const float avg_len = static_cast<float>(whole.total) / static_cast<float>(live_groups);
   const auto idf = [&](size_t df) {
     return static_cast<float>(std::log(1.0 + (live_groups - df + 0.5) / (df + 0.5)));
   };
@@ -253,7 +260,7 @@ void Bm25Index::ScoreGroups(std::string_view query, const std::vector<uint32_t>&
     }
     // As Search() weighs terms: unknown ones as much as a term can, known
     // ones never below half of that.
-    const float term_idf = idf(touched_.size());
+    const float term_idf = idf(group_corpus_ ? qt.group_df : touched_.size());
     max_score += std::max(term_idf, 0.5f * idf(0)) * (k1_ + 1.f);
     for (uint32_t g : touched_) {
       const float tf = group_tf_[g];
@@ -273,7 +280,7 @@ void Bm25Index::SearchAlternatives(const std::vector<std::vector<std::string>>& 
   for (auto* v : {&acc_, &group_acc_, &alt_acc_}) {
     if (v->size() < alive_.size()) v->resize(alive_.size(), 0.f);
   }
-  const float avg_len = static_cast<float>(live_len_) / static_cast<float>(live_docs_);
+  const float avg_len = AvgLen();
   float max_score = 0.f;
   touched_.clear();
   for (const auto& group : groups) {
@@ -313,7 +320,7 @@ float Bm25Index::Rarity(const std::string& term) const {
   const float most = Idf(0);
   if (most <= 0.f) return 1.f;
   auto it = term_ids_.find(term);
-  const size_t df = it == term_ids_.end() ? 0 : df_[it->second];
+  const size_t df = corpus_ ? corpus_->Df(term) : it == term_ids_.end() ? 0 : df_[it->second];
   return std::clamp(Idf(df) / most, 0.f, 1.f);
 }
 
@@ -322,7 +329,7 @@ float Bm25Index::Score(std::string_view query, uint32_t label) const {
   float max_score;
   PrepareQuery(query, query_terms_, max_score);
   if (max_score <= 0.f) return 0.f;
-  const float avg_len = static_cast<float>(live_len_) / static_cast<float>(live_docs_);
+  const float avg_len = AvgLen();
   float score = 0.f;
   for (const QueryTerm& qt : query_terms_) {
     if (qt.term < 0) continue;
@@ -335,6 +342,25 @@ float Bm25Index::Score(std::string_view query, uint32_t label) const {
     score += qt.idf * tf * (k1_ + 1.f) / (tf + norm);
   }
   return score / max_score;
+}
+
+void Bm25Index::ForEachTerm(const std::function<void(const TermWeights&)>& fn) const {
+  const float avg_len = AvgLen();
+  TermWeights t;
+  for (const auto& [term, id] : term_ids_) {
+    if (df_[id] == 0) continue;
+    t.term = &term;
+    t.df = df_[id];
+    const float idf = Idf(df_[id]);
+    t.weights.clear();
+    for (const Posting& p : postings_[id]) {
+      if (!alive_[p.label]) continue;
+      const float tf = static_cast<float>(p.tf);
+      const float norm = k1_ * (1.f - b_ + b_ * static_cast<float>(doc_len_[p.label]) / avg_len);
+      t.weights.emplace_back(p.label, idf * tf * (k1_ + 1.f) / (tf + norm));
+    }
+    fn(t);
+  }
 }
 
 }  // namespace vesper

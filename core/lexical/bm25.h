@@ -2,6 +2,7 @@
 // search, and the whole search when a collection has no embedding model.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -13,6 +14,19 @@
 
 namespace vesper {
 
+// What a part of a corpus must know of the whole to score as the whole
+// would (a split index's pages: core/collection/split.h): how many
+// documents, their total length, and each term's document frequency. A
+// term it does not list is in no document.
+struct CorpusStats {
+  uint64_t docs = 0, total_len = 0;
+  std::unordered_map<std::string, uint32_t> df;
+  uint32_t Df(const std::string& term) const {
+    auto it = df.find(term);
+    return it == df.end() ? 0 : it->second;
+  }
+};
+
 class Bm25Index {
  public:
   explicit Bm25Index(float k1 = 1.2f, float b = 0.75f) : k1_(k1), b_(b) {}
@@ -20,6 +34,7 @@ class Bm25Index {
   void Add(uint32_t label, std::string_view text);  // labels are dense and never reused
   void Remove(uint32_t label);
   size_t size() const { return live_docs_; }
+  uint64_t total_length() const { return live_len_; }  // words in the live documents
 
   // Scores are normalised to [0, 1]: BM25 divided by the most the query
   // could score, each term saturated and weighted by its idf, where unseen
@@ -54,14 +69,36 @@ class Bm25Index {
   // every document holds is near 0. What sharing the word says about a match.
   float Rarity(const std::string& term) const;
 
+  // Scores as the corpus these documents are part of would (its counts,
+  // lengths and frequencies), over passages (`docs`) and, in ScoreGroups,
+  // pages (`groups`); null: this index's own. The stats outlive the index's
+  // use of them (the caller owns them).
+  void SetCorpus(const CorpusStats* docs, const CorpusStats* groups) {
+    corpus_ = docs;
+    group_corpus_ = groups;
+  }
+  // Each term some live document holds, with its document frequency and,
+  // per such document, the weight Search() adds for it (idf x saturated tf):
+  // what a split index stores to choose the pages a query fetches.
+  struct TermWeights {
+    const std::string* term;
+    uint32_t df;
+    std::vector<std::pair<uint32_t, float>> weights;  // label, weight
+  };
+  void ForEachTerm(const std::function<void(const TermWeights&)>& fn) const;
+  // The most one term can add to a document's score.
+  float MaxTermWeight() const { return Idf(0) * (k1_ + 1.f); }
+
  private:
   struct Posting {
     uint32_t label;
     uint32_t tf;
   };
   struct QueryTerm {
-    int32_t term;  // -1: not in the index
+    int32_t term;  // -1: no posting here
     float idf;
+    bool known;         // some document of the corpus holds it
+    uint32_t group_df;  // pages of the corpus holding it (with a group corpus)
   };
   void PrepareQuery(std::string_view query, std::vector<QueryTerm>& terms, float& max_score) const;
   float Idf(size_t df) const;
@@ -75,7 +112,11 @@ class Bm25Index {
   std::vector<uint8_t> alive_;
   size_t live_docs_ = 0;
   uint64_t live_len_ = 0;
-  float TermWeight(int32_t id, float idf) const;
+  float TermWeight(bool known, float idf) const;
+  double Docs() const { return corpus_ ? static_cast<double>(corpus_->docs) : static_cast<double>(live_docs_); }
+  float AvgLen() const;
+  const CorpusStats* corpus_ = nullptr;
+  const CorpusStats* group_corpus_ = nullptr;
   float ScorePhrase(std::string_view phrase, float avg_len, bool& known) const;
 
   mutable std::vector<float> acc_;       // per-label accumulator, reused across queries

@@ -1,8 +1,9 @@
 // Command dispatch for tools/vesper. Each command prints human-readable text,
 // or with --json a stable JSON document (see README, "CLI").
 import { printable, printableLine } from './terminal.mjs';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, join, relative } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs, UsageError } from './args.mjs';
 import { loadCore, openEngine } from './core.mjs';
 import { fetchModel } from './fetch.mjs';
@@ -15,6 +16,7 @@ import { NO_META_TEXT, citationLabel, metaTextOf } from '../../web/engine/kb.mjs
 import { excerptHtml, fieldsOf, filtersFrom, groupByPage, pageOf } from '../../web/engine/results.mjs';
 import { DEFAULT_URL_TEMPLATE, siteDocuments } from '../../web/engine/site.mjs';
 import { lancedbTable, pgvectorSql, qdrantJson } from '../../web/engine/export.mjs';
+import { SPLIT_ENTRY, splitFiles } from '../../web/engine/split.mjs';
 
 
 const USAGE = `usage: vesper <command> [options]
@@ -31,6 +33,9 @@ const USAGE = `usage: vesper <command> [options]
                                               the persona answers from the pack, citing its passages
   persona FILE.json [--json]                  validate a persona file and describe it
   inspect FILE.pack [--json]                  validate a pack and describe it
+  split FILE.pack --out DIR [--db NAME]       a pack cut into parts a static site serves (an entry, term and page
+                                              fragments): a page fetches per query only the parts it needs;
+                                              search and ask take DIR as they take a pack
   export FILE.pack --to pgvector|qdrant|lancedb [--db NAME] [--table NAME] [--out PATH]
                                               a database's passages and vectors for a real vector database: pgvector
                                               SQL or Qdrant JSON (stdout without --out), a LanceDB table (--out DIR)
@@ -150,8 +155,25 @@ function pickCollection(collections, name, path) {
 // An engine holding a pack, with the model its database's vectors need
 // (or --model's: the core refuses a pack made by another); `name` is the
 // database asked for (--db) or the pack's first.
+// A folder `vesper split` wrote.
+const isSplit = (path) => existsSync(join(path, SPLIT_ENTRY));
+
+async function openSplitFolder(engine, dir, options) {
+  const index = engine.core.splitIndex(readFileSync(join(dir, SPLIT_ENTRY)));
+  const probe = index.makeCollection();
+  const { name, model } = probe;
+  probe.dispose();
+  index.dispose();
+  if (model) await useModelSpec(engine, options.model ?? model.id);
+  else if (options.model) throw new Error(`database '${name}' is lexical only: it has no vectors for ${options.model}`);
+  await engine.openSplit(pathToFileURL(`${resolve(dir)}/`));
+  return { engine, name, threshold: options.threshold ?? null };
+}
+
+// A pack, or a folder `vesper split` wrote.
 async function openPack(path, options) {
   const engine = await openEngine();
+  if (isSplit(path)) return openSplitFolder(engine, path, options);
   const bytes = readFileSync(path);
   const described = pickCollection(engine.core.inspectPack(bytes).collections, options.db, path);
   if (described.model) {
@@ -251,6 +273,43 @@ async function exportCommand(argv) {
   const text = options.to === 'pgvector' ? pgvectorSql(db, { table }) : `${JSON.stringify(qdrantJson(db, { collection: table }))}\n`;
   if (options.out) writeFileAtomic(options.out, Buffer.from(text));
   else process.stdout.write(text);
+  return 0;
+}
+
+// Writes the parts beside `out` first, then puts them in its place in one
+// rename: a killed split leaves the previous folder as it was.
+function writeSplitFolder(out, files) {
+  if (existsSync(out) && !isSplit(out) && readdirSync(out).length) {
+    throw new Error(`${printableLine(out)} is a folder that is not a split index: give an empty or new folder`);
+  }
+  const temp = join(dirname(resolve(out)), `.${basename(resolve(out))}.${process.pid}.tmp`);
+  const old = `${temp}.old`;
+  rmSync(temp, { recursive: true, force: true });
+  try {
+    for (const { path, bytes } of files) {
+      mkdirSync(dirname(join(temp, path)), { recursive: true });
+      writeFileAtomic(join(temp, path), bytes);
+    }
+    if (existsSync(out)) renameSync(out, old);
+    renameSync(temp, out);
+  } finally {
+    rmSync(temp, { recursive: true, force: true });
+    rmSync(old, { recursive: true, force: true });
+  }
+}
+
+async function splitCommand(argv) {
+  const { options, positionals } = parseArgs(argv, { db: 'string', out: 'string', model: 'string' });
+  if (positionals.length !== 1 || !options.out) throw new UsageError('split needs FILE.pack and --out DIR');
+  const [path] = positionals;
+  const { engine, name } = await openPack(path, options);
+  const files = splitFiles(engine.core, engine.require(name));
+  writeSplitFolder(options.out, files);
+  const kb = (n) => `${(n / 1024).toFixed(1)} kB`;
+  const sum = (prefix) => files.filter((f) => f.path.startsWith(prefix)).reduce((n, f) => n + f.bytes.length, 0);
+  const count = (prefix) => files.filter((f) => f.path.startsWith(prefix)).length;
+  process.stdout.write(`${printableLine(options.out)}: '${printableLine(name)}' as an entry of ${kb(files[0].bytes.length)}, ` +
+    `${count('terms/')} term fragments (${kb(sum('terms/'))}) and ${count('pages/')} page fragments (${kb(sum('pages/'))})\n`);
   return 0;
 }
 
@@ -459,7 +518,7 @@ async function modelPartsCommand(argv) {
 }
 
 const COMMANDS = {
-  build, search, ask, persona: personaCommand, inspect, export: exportCommand, tokenize, embed, 'fetch-model': fetchModelCommand, models: modelsCommand,
+  build, search, ask, persona: personaCommand, inspect, split: splitCommand, export: exportCommand, tokenize, embed, 'fetch-model': fetchModelCommand, models: modelsCommand,
   'model-parts': modelPartsCommand,
 };
 

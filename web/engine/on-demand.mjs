@@ -45,7 +45,7 @@ export function lexiconShardFiles(core, tsv, { dir = 'lexicon/', count = LEXICON
 }
 
 // fn over items, `size` at a time (each next one starts as one finishes).
-async function pooled(items, size, fn) {
+export async function pooled(items, size, fn) {
   let next = 0;
   const worker = async () => {
     while (next < items.length) await fn(items[next++]);

@@ -1,0 +1,110 @@
+// A collection cut into parts for a static site that serves it as files: an
+// entry, term fragments and page fragments. A page downloads the entry
+// (small: the corpus's counts and where each part lies), then per query the
+// term fragments of its words and their translations, then the pages those
+// words weigh most in. It searches a collection that holds only the pages
+// fetched so far but ranks with the whole corpus's statistics (CorpusView),
+// so that a passage it holds scores as a search over the whole pack would
+// score it; what it can miss is a passage on a page no query word pointed to.
+//
+//   entry          "VESPERIX" u32 version, u64 bytes; the collection's meta
+//                  section; passages, their words, pages; languages; mean
+//                  vector; the model pieces some passage holds (bits); the
+//                  first term of each term fragment; the first page of each
+//                  page fragment; u32 crc32 of all before it
+//   term fragment  "VESPERTF" u32 version, u32 fragment, u32 terms; per term
+//                  its key, passages and pages holding it, and the pages it
+//                  weighs most in (page gap, weight as a byte); u32 crc32
+//   page fragment  a pack (core/collection/pack.h) of consecutive pages'
+//                  passages, int8 vectors
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "core/collection/collection.h"
+#include "core/util/bytes.h"
+
+namespace vesper {
+
+inline constexpr uint32_t kSplitVersion = 1;
+
+struct SplitOptions {
+  // A term fragment is closed past this many bytes: a query reads one per
+  // word (and per translation), so small ones keep a query's download small.
+  size_t term_fragment_bytes = 4096;
+  // Consecutive pages share a fragment until their text passes this.
+  size_t page_fragment_bytes = 8192;
+  // Each term lists the pages it weighs most in, at most this many: a
+  // common word's list would otherwise be most of a fragment.
+  size_t pages_per_term = 128;
+};
+
+struct SplitFiles {
+  Bytes entry;
+  std::vector<Bytes> terms;  // part "t<i>"
+  std::vector<Bytes> pages;  // part "p<i>"
+};
+
+// Throws kInvalidArgument for a collection without live passages.
+SplitFiles SplitCollection(const Collection& collection, const SplitOptions& options = {});
+
+// How many pages a query fetches: those its words (and their translations)
+// weigh most in. Chosen on bench/pagefind's development questions.
+inline constexpr size_t kSplitCandidatePages = 12;
+
+class SplitIndex {
+ public:
+  // The entry, validated as a pack is (kCorruptData, kUnsupported).
+  static SplitIndex Load(const uint8_t* data, size_t size);
+
+  // An empty collection as the entry describes it (name, model, options),
+  // ranking with the whole corpus's statistics; pages are added to it.
+  Collection MakeCollection() const;
+  const ModelInfo& model() const { return model_; }
+  size_t passages() const { return corpus_->passages.docs; }
+  size_t term_fragments() const { return first_terms_.size(); }
+  size_t page_fragments() const { return first_pages_.empty() ? 0 : first_pages_.size() - 1; }
+
+  // A term fragment's bytes (validated; kCorruptData). Adding one twice is harmless.
+  void AddTerms(uint32_t fragment, const uint8_t* data, size_t size);
+  // A page fragment's passages, into a collection MakeCollection made
+  // (kModelMismatch for another model's pack). Adding one twice is harmless.
+  void AddPages(uint32_t fragment, const uint8_t* data, size_t size, Collection& into);
+
+  // The parts a query still needs before `into` ranks it as the whole pack
+  // would: "t<i>" term fragments first (the pages come from them), then
+  // "p<i>" page fragments; empty when none. May throw MissingShards (the
+  // lexicon's, for the query's translation).
+  std::vector<std::string> Missing(std::string_view query, const Collection& into,
+                                   size_t candidate_pages = kSplitCandidatePages) const;
+
+ private:
+  struct Term {
+    std::vector<std::pair<uint32_t, uint8_t>> pages;  // page, weight
+  };
+  size_t TermFragmentOf(const std::string& term) const;
+  size_t PageFragmentOf(uint32_t page) const;
+  // Every BM25 key the query's ranking reads: its words, and per language
+  // the words of each translation's alternatives (group -> phrase -> words).
+  struct QueryWords {
+    std::vector<std::string> own;
+    std::vector<std::vector<std::vector<std::string>>> groups;
+  };
+  QueryWords WordsOf(std::string_view query, const Collection& into) const;
+  std::vector<uint32_t> CandidatePages(const QueryWords& words, size_t count) const;
+
+  Bytes meta_;  // the collection's meta section
+  ModelInfo model_;
+  std::shared_ptr<CorpusView> corpus_;
+  std::vector<std::string> first_terms_;  // per term fragment
+  std::vector<uint32_t> first_pages_;     // per page fragment, then the page count
+  std::unordered_map<std::string, Term> terms_;
+  std::vector<uint8_t> terms_loaded_, pages_loaded_;
+};
+
+}  // namespace vesper

@@ -1,0 +1,72 @@
+// A knowledge base a static site serves in parts (core/collection/split.h),
+// for sites too large to load whole: `vesper split` writes an entry
+// (index.vsx: the corpus's counts and where each part lies), term fragments
+// and page fragments. A page downloads the entry, then per query the parts
+// the core names as missing: the term fragments of its words and their
+// translations, then the pages those words weigh most in. The collection it
+// searches holds only the pages fetched so far and ranks them with the whole
+// corpus's statistics; the engine calls db.prepare(text) before each query.
+import { VesperError } from './errors.mjs';
+import { pooled } from './on-demand.mjs';
+
+export const SPLIT_ENTRY = 'index.vsx';
+export const partPath = (name) => (name[0] === 't' ? `terms/${name.slice(1)}.vst` : `pages/${name.slice(1)}.vpk`);
+const FETCHES_AT_ONCE = 16;  // as on-demand.mjs: a browser queues past its own limit per host
+// Term fragments, then pages: two rounds. More is a bug.
+const MAX_ROUNDS = 4;
+
+// A collection's split files: [{ path, bytes }], the entry first.
+// options: { termFragmentBytes, pageFragmentBytes, pagesPerTerm } (core/collection/split.h).
+export function splitFiles(core, db, options = {}) {
+  const parts = core.splitCollection(db, options);
+  return [
+    { path: SPLIT_ENTRY, bytes: parts.entry },
+    ...parts.terms.map((bytes, i) => ({ path: partPath(`t${i}`), bytes })),
+    ...parts.pages.map((bytes, i) => ({ path: partPath(`p${i}`), bytes })),
+  ];
+}
+
+// readFile(path) -> Uint8Array, relative to the split's folder. Resolves to
+// a core collection holding no page yet, with prepare(text) (fetches what
+// the query needs; repeatable after a missing model part, as withParts
+// expects) and split.stats ({ parts, bytes } fetched so far).
+export async function openSplit(core, readFile, { pages = null } = {}) {
+  const entry = await readFile(SPLIT_ENTRY);
+  const index = core.splitIndex(entry);
+  const db = index.makeCollection();
+  const stats = { parts: 0, bytes: entry.byteLength };
+  const fetched = new Map();  // part -> bytes not added yet (adding may wait for model rows)
+  const add = (name) => {
+    const bytes = fetched.get(name);
+    if (name[0] === 't') index.addTerms(Number(name.slice(1)), bytes);
+    else index.addPages(Number(name.slice(1)), bytes, db);
+    fetched.delete(name);
+  };
+  async function fetchMissing(text) {
+    for (let round = 0; ; round++) {
+      const missing = index.missing(text, db, pages ? { pages } : {});
+      if (!missing.length) return;
+      if (round >= MAX_ROUNDS) throw new VesperError('internal', `the split index still misses parts after ${MAX_ROUNDS} rounds`);
+      await pooled(missing.filter((name) => !fetched.has(name)), FETCHES_AT_ONCE, async (name) => {
+        const bytes = await readFile(partPath(name));
+        fetched.set(name, bytes);
+        stats.parts += 1;
+        stats.bytes += bytes.byteLength;
+      });
+      for (const name of missing) add(name);
+    }
+  }
+  // One query's fetching at a time: two queries never fetch a part twice.
+  let pending = Promise.resolve();
+  db.prepare = (text) => {
+    pending = pending.then(() => fetchMissing(text), () => fetchMissing(text));
+    return pending;
+  };
+  db.split = { stats, termFragments: index.termFragments, pageFragments: index.pageFragments, passages: index.passages };
+  const dispose = db.dispose.bind(db);
+  db.dispose = () => {
+    dispose();
+    index.dispose();
+  };
+  return db;
+}
