@@ -82,7 +82,7 @@ std::vector<Section> ReadTable(const uint8_t* data, size_t size, uint32_t& versi
 
 }  // namespace
 
-Bytes SavePack(const std::vector<const Collection*>& collections, uint32_t version) {
+Bytes SavePack(const std::vector<const Collection*>& collections, uint32_t version, bool lexical_index) {
   if (version > kPackVersion || version < 3) throw Error(ErrorCode::kInvalidArgument, "packs are written as version 3 to " + std::to_string(kPackVersion));
   struct Part {
     Section section;
@@ -96,7 +96,7 @@ Bytes SavePack(const std::vector<const Collection*>& collections, uint32_t versi
     add(kChunks, [&c](ByteWriter& w) { c.SaveChunks(w); });
     if (c.has_vectors()) add(kVectors, [&c](ByteWriter& w) { c.SaveVectors(w); });
     if (c.uses_hnsw()) add(kHnsw, [&c, version](ByteWriter& w) { c.SaveHnsw(w, version < 4, version >= 6); });
-    if (version >= 4) add(kBm25, [&c](ByteWriter& w) { c.SaveBm25(w); });
+    if (version >= 4 && lexical_index) add(kBm25, [&c](ByteWriter& w) { c.SaveBm25(w); });
     if (version >= 4 && c.piece_match()) add(kPieces, [&c](ByteWriter& w) { c.SavePieces(w); });
     if (version >= 5 && c.SavesRows()) add(kRows, [&c](ByteWriter& w) { c.SaveRows(w); });
   }

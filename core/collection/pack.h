@@ -33,7 +33,10 @@ constexpr uint32_t kPackVersion = 6;
 
 // version: kPackVersion, 5 (full link lists), 4 (no rows section), or 3 (the graph with its vectors, no bm25 section)
 // for a reader that predates version 4, and the tests of loading old packs.
-Bytes SavePack(const std::vector<const Collection*>& collections, uint32_t version = kPackVersion);
+// lexical_index: with the bm25 section (from version 4); without it, loading
+// builds BM25 from the text (a split index's page fragments: the collection
+// they are added to indexes them anyway).
+Bytes SavePack(const std::vector<const Collection*>& collections, uint32_t version = kPackVersion, bool lexical_index = true);
 
 // With `expected`, a collection embedded by another model is refused
 // (kModelMismatch) instead of being searched with incomparable vectors.

@@ -17,7 +17,7 @@ namespace {
 
 using split_format::kEntryMagic;
 using split_format::kTermsMagic;
-constexpr float kWeightScale = 255.f;  // a term's weight on a page, as a byte of MaxTermWeight()
+constexpr float kWeightScale = 255.f;  // a term's weight on a page, as a byte of the heaviest one
 constexpr size_t kHeadBytes = 8 + 4 + 8;  // magic, version, total bytes
 
 }  // namespace
@@ -81,35 +81,39 @@ struct TermRecord {
   std::vector<std::pair<uint32_t, uint8_t>> pages;  // page, weight; by page
 };
 
-// Each term's passages and pages, and the pages it weighs most in (its best
-// passage's weight there), sorted by term.
-std::vector<TermRecord> TermRecords(const Collection& c, const std::vector<uint32_t>& page_of_label, size_t pages_per_term) {
+// Each term's passages and pages, and the pages it weighs most in (the
+// weight page evidence gives it there: Bm25Index::ScoreGroups), sorted by term.
+std::vector<TermRecord> TermRecords(const Collection& c, const std::vector<uint32_t>& page_of_label, size_t pages,
+                                    size_t pages_per_term) {
   const Bm25Index& bm25 = c.lexical();
-  const float most = bm25.MaxTermWeight();
+  float most = 0.f;  // the heaviest weight any term has on any page: a byte's full scale
   std::vector<TermRecord> records;
-  std::unordered_map<uint32_t, float> best;
-  bm25.ForEachTerm([&](const Bm25Index::TermWeights& t) {
-    best.clear();
-    for (const auto& [label, weight] : t.weights) {
-      float& b = best[page_of_label[label]];
-      b = std::max(b, weight);
-    }
-    TermRecord r{*t.term, t.df, static_cast<uint32_t>(best.size()), {}};
-    std::vector<std::pair<uint32_t, float>> ranked(best.begin(), best.end());
+  std::vector<std::vector<std::pair<uint32_t, float>>> weights;
+  bm25.ForEachTerm(page_of_label, pages, [&](const Bm25Index::TermWeights& t) {
+    std::vector<std::pair<uint32_t, float>> ranked = t.groups;
+    records.push_back(TermRecord{*t.term, t.df, static_cast<uint32_t>(ranked.size()), {}});
     auto heavier = [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; };
     if (ranked.size() > pages_per_term) {
       std::nth_element(ranked.begin(), ranked.begin() + pages_per_term, ranked.end(), heavier);
       ranked.resize(pages_per_term);
     }
-    for (const auto& [page, weight] : ranked) {
-      const float scaled = most > 0.f ? std::round(kWeightScale * weight / most) : 1.f;
-      r.pages.emplace_back(page, static_cast<uint8_t>(std::clamp(scaled, 1.f, kWeightScale)));
-    }
-    std::sort(r.pages.begin(), r.pages.end());
-    records.push_back(std::move(r));
+    for (const auto& [page, w] : ranked) most = std::max(most, w);
+    weights.push_back(std::move(ranked));
   });
-  std::sort(records.begin(), records.end(), [](const TermRecord& a, const TermRecord& b) { return a.term < b.term; });
-  return records;
+  for (size_t i = 0; i < records.size(); ++i) {
+    for (const auto& [page, w] : weights[i]) {
+      const float scaled = most > 0.f ? std::round(kWeightScale * w / most) : 1.f;
+      records[i].pages.emplace_back(page, static_cast<uint8_t>(std::clamp(scaled, 1.f, kWeightScale)));
+    }
+    std::sort(records[i].pages.begin(), records[i].pages.end());
+  }
+  std::vector<size_t> order(records.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return records[a].term < records[b].term; });
+  std::vector<TermRecord> sorted;
+  sorted.reserve(records.size());
+  for (size_t i : order) sorted.push_back(std::move(records[i]));
+  return sorted;
 }
 
 void WriteTerm(ByteWriter& w, const TermRecord& r) {
@@ -172,7 +176,7 @@ std::vector<Bytes> PageFragments(const Collection& c, const std::vector<std::vec
     }
     const size_t n = chunks.size();
     part.Add(std::move(chunks), vectors.empty() ? nullptr : vectors.data(), vectors.empty() ? 0 : n);
-    files.push_back(SavePack({&part}));
+    files.push_back(SavePack({&part}, kPackVersion, /*lexical_index=*/false));
   }
   first_pages.push_back(static_cast<uint32_t>(pages.size()));
   return files;
@@ -184,14 +188,14 @@ SplitFiles SplitCollection(const Collection& c, const SplitOptions& options) {
   if (c.size() == 0) throw Error(ErrorCode::kInvalidArgument, "collection '" + c.name() + "' has no passages to split");
   if (options.pages_per_term == 0 || options.term_fragment_bytes == 0) throw Error(ErrorCode::kInvalidArgument, "bad split options");
   const std::vector<std::vector<uint32_t>> pages = LivePages(c);
-  std::vector<uint32_t> page_of_label(c.slots(), 0);
+  std::vector<uint32_t> page_of_label(c.slots(), UINT32_MAX);  // past every page: removed passages
   for (uint32_t p = 0; p < pages.size(); ++p) {
     for (uint32_t label : pages[p]) page_of_label[label] = p;
   }
   SplitFiles out;
   std::vector<std::string> first_terms;
   std::vector<uint32_t> first_pages;
-  out.terms = TermFragments(TermRecords(c, page_of_label, options.pages_per_term), options.term_fragment_bytes, first_terms);
+  out.terms = TermFragments(TermRecords(c, page_of_label, pages.size(), options.pages_per_term), options.term_fragment_bytes, first_terms);
   out.pages = PageFragments(c, pages, options.page_fragment_bytes, first_pages);
 
   split_format::Open(out.entry, kEntryMagic);

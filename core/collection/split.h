@@ -16,7 +16,7 @@
 //                  its key, passages and pages holding it, and the pages it
 //                  weighs most in (page gap, weight as a byte); u32 crc32
 //   page fragment  a pack (core/collection/pack.h) of consecutive pages'
-//                  passages, int8 vectors
+//                  passages, int8 vectors, no bm25 section
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -36,12 +36,12 @@ inline constexpr uint32_t kSplitVersion = 1;
 struct SplitOptions {
   // A term fragment is closed past this many bytes: a query reads one per
   // word (and per translation), so small ones keep a query's download small.
-  size_t term_fragment_bytes = 4096;
+  size_t term_fragment_bytes = 1024;
   // Consecutive pages share a fragment until their text passes this.
-  size_t page_fragment_bytes = 8192;
+  size_t page_fragment_bytes = 2048;
   // Each term lists the pages it weighs most in, at most this many: a
   // common word's list would otherwise be most of a fragment.
-  size_t pages_per_term = 128;
+  size_t pages_per_term = 4096;
 };
 
 struct SplitFiles {

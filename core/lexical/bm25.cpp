@@ -344,20 +344,31 @@ float Bm25Index::Score(std::string_view query, uint32_t label) const {
   return score / max_score;
 }
 
-void Bm25Index::ForEachTerm(const std::function<void(const TermWeights&)>& fn) const {
-  const float avg_len = AvgLen();
+void Bm25Index::ForEachTerm(const std::vector<uint32_t>& group_of, size_t groups,
+                            const std::function<void(const TermWeights&)>& fn) const {
+  CountGroupLengths(group_of, groups);
+  const size_t live_groups = group_lengths_.live;
+  if (live_groups == 0) return;
+  const float avg_len = static_cast<float>(group_lengths_.total) / static_cast<float>(live_groups);
+  const size_t labels = std::min(alive_.size(), group_of.size());
+  std::unordered_map<uint32_t, uint32_t> tf;  // group -> the term's count there
   TermWeights t;
   for (const auto& [term, id] : term_ids_) {
     if (df_[id] == 0) continue;
+    tf.clear();
+    for (const Posting& p : postings_[id]) {
+      if (p.label < labels && alive_[p.label] && group_of[p.label] < groups) tf[group_of[p.label]] += p.tf;
+    }
+    // As ScoreGroups weighs a term: idf over the groups, tf saturated by the group's length.
+    const double n = static_cast<double>(live_groups), df = static_cast<double>(tf.size());
+    const float idf = static_cast<float>(std::log(1.0 + (n - df + 0.5) / (df + 0.5)));
     t.term = &term;
     t.df = df_[id];
-    const float idf = Idf(df_[id]);
-    t.weights.clear();
-    for (const Posting& p : postings_[id]) {
-      if (!alive_[p.label]) continue;
-      const float tf = static_cast<float>(p.tf);
-      const float norm = k1_ * (1.f - b_ + b_ * static_cast<float>(doc_len_[p.label]) / avg_len);
-      t.weights.emplace_back(p.label, idf * tf * (k1_ + 1.f) / (tf + norm));
+    t.groups.clear();
+    for (const auto& [g, count] : tf) {
+      const float f = static_cast<float>(count);
+      const float norm = k1_ * (1.f - b_ + b_ * static_cast<float>(group_len_[g]) / avg_len);
+      t.groups.emplace_back(g, idf * f * (k1_ + 1.f) / (f + norm));
     }
     fn(t);
   }

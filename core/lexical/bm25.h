@@ -78,14 +78,15 @@ class Bm25Index {
     group_corpus_ = groups;
   }
   // Each term some live document holds, with its document frequency and,
-  // per such document, the weight Search() adds for it (idf x saturated tf):
-  // what a split index stores to choose the pages a query fetches.
+  // per group holding it (documents grouped as ScoreGroups groups them), the
+  // weight ScoreGroups adds for it to that group: what a split index stores
+  // to choose the pages a query fetches.
   struct TermWeights {
     const std::string* term;
     uint32_t df;
-    std::vector<std::pair<uint32_t, float>> weights;  // label, weight
+    std::vector<std::pair<uint32_t, float>> groups;  // group, weight
   };
-  void ForEachTerm(const std::function<void(const TermWeights&)>& fn) const;
+  void ForEachTerm(const std::vector<uint32_t>& group_of, size_t groups, const std::function<void(const TermWeights&)>& fn) const;
   // The most one term can add to a document's score.
   float MaxTermWeight() const { return Idf(0) * (k1_ + 1.f); }
 

@@ -53,7 +53,27 @@ export async function openSplit(core, readFile, { pages = null } = {}) {
         stats.parts += 1;
         stats.bytes += bytes.byteLength;
       });
-      for (const name of missing) add(name);
+      addAll(missing);
+    }
+  }
+  // Every fetched part that can be added now is; the model rows the others'
+  // passages need (a model loaded row by row) are asked for in one error, so
+  // that withParts fetches them in one round, not one round per page.
+  function addAll(names) {
+    const rows = new Set();
+    for (const name of names) {
+      try {
+        add(name);
+      } catch (err) {
+        const ids = err?.code === 'missing_rows' ? err.rows ?? err.cause?.rows : null;
+        if (!ids) throw err;
+        for (const id of ids) rows.add(id);
+      }
+    }
+    if (rows.size) {
+      const err = new VesperError('missing_rows', `the model's rows for ${rows.size} pieces of the fetched pages are not loaded yet`);
+      err.rows = Int32Array.from(rows);
+      throw err;
     }
   }
   // One query's fetching at a time: two queries never fetch a part twice.
