@@ -3,7 +3,9 @@
 //   <script type="module" src="vesper/vesper-search.mjs"></script>
 //   <vesper-search src="kb.pack" model="models/default/" k="5"></vesper-search>
 //
-// Attributes: src (pack URL, required), db (collection name, default: the
+// Attributes: src (pack URL, or the folder `vesper split` wrote, ending in
+// "/": a large site's index, fetched in parts as queries need them;
+// required), db (collection name, default: the
 // pack's first), model (model folder; omit for lexical packs), k, threshold,
 // placeholder, base (where a site's result URLs start, default "/"), filter
 // ("key:value, key:value": only pages a site marked so with
@@ -17,6 +19,16 @@
 // model load once per page and are shared by every element.
 import { createEngine } from './vesper-engine.mjs';
 import { excerpt, filtersFrom, groupByPage, pageOf } from './engine/results.mjs';
+import { SPLIT_ENTRY } from './engine/split.mjs';
+
+// A pack, loaded whole, or a split index's folder (its URL ends in "/" or
+// names its entry), fetched in parts per query. Resolves to the databases' names.
+async function openIndex(engine, url) {
+  if (url.pathname.endsWith('/') || url.pathname.endsWith(`/${SPLIT_ENTRY}`)) return [await engine.openSplit(new URL('./', url))];
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`${url.pathname}: HTTP ${res.status}`);
+  return engine.loadPack(new Uint8Array(await res.arrayBuffer()));
+}
 
 const engines = new Map();
 function engineFor(model) {
@@ -81,11 +93,15 @@ class VesperSearch extends HTMLElement {
   async load() {
     const src = this.getAttribute('src');
     if (!src) return this.fail('vesper-search needs a src attribute (a .pack URL)');
+    // An element upgraded after the page parsed is told of each attribute and
+    // of its connection at once: one load per distinct source, not four
+    // racing ones (a later one would replace the database under a search).
+    const key = JSON.stringify([src, this.getAttribute('model'), this.getAttribute('db')]);
+    if (key === this.loading) return;
+    this.loading = key;
     try {
       const engine = await engineFor(this.getAttribute('model') ?? '');
-      const res = await fetch(new URL(src, document.baseURI));
-      if (!res.ok) throw new Error(`${src}: HTTP ${res.status}`);
-      const names = engine.loadPack(new Uint8Array(await res.arrayBuffer()));
+      const names = await openIndex(engine, new URL(src, document.baseURI));
       this.engine = engine;
       this.db = this.getAttribute('db') ?? names[0];
       this.input.placeholder = this.getAttribute('placeholder') ?? 'Search';
@@ -94,6 +110,7 @@ class VesperSearch extends HTMLElement {
       this.dispatchEvent(new CustomEvent('vesper-ready', { detail: { databases: names, model: engine.model } }));
       if (this.input.value.trim()) this.search(this.input.value);
     } catch (err) {
+      this.loading = null;  // a later change of attributes tries again
       this.fail(err.message);
     }
   }

@@ -136,3 +136,41 @@ test('<vesper-search> over a site pack: pages as links with marked excerpts, sec
   assert.deepEqual(errors, []);
   siteServer.close();
 });
+
+test('<vesper-search> over a split index: fetches parts per query and lists what the pack lists', { timeout: 120_000 }, async () => {
+  const { execFileSync } = await import('node:child_process');
+  const { mkdtempSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { root } = await import('../node/helpers.mjs');
+  const dir = mkdtempSync(join(tmpdir(), 'vesper-split-element-'));
+  const vesper = (...args) => execFileSync(join(root, 'tools/vesper'), args, { encoding: 'utf8' });
+  vesper('build', '--site', join(root, 'tests/data/site'), '--db', 'site', '--out', join(dir, 'site.pack'));
+  vesper('split', join(dir, 'site.pack'), '--out', join(dir, 'index'));
+  const query = 'wingspan of the wandering albatross';
+  const fromPack = JSON.parse(vesper('search', join(dir, 'site.pack'), query, '--json', '--threshold', '0')).results.map((r) => r.url);
+  writeFileSync(join(dir, 'index.html'), `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Split search</title>
+    <script type="module" src="/vesper-search.mjs"></script></head>
+    <body><vesper-search src="index/" model="models/default/" base="/field-guide/" threshold="0"></vesper-search></body></html>`);
+  const siteServer = await startServer(0, [['/split-search/', dir]]);
+  const page = await browser.newPage();
+  const errors = watchConsole(page);
+  const parts = [];
+  page.on('request', (req) => { if (/\/index\/(terms|pages)\//.test(req.url())) parts.push(new URL(req.url()).pathname); });
+  await page.goto(urlOf(siteServer, '/split-search/'));
+  await page.waitForFunction(() => !document.querySelector('vesper-search').shadowRoot.querySelector('input').disabled, null, { timeout: 60_000 });
+  assert.equal(parts.length, 0, 'nothing but the entry before a query');
+  const shown = await page.evaluate(async (q) => {
+    const el = document.querySelector('vesper-search');
+    const results = new Promise((resolve, reject) => {
+      el.addEventListener('vesper-results', (e) => resolve(e.detail.results), { once: true });
+      el.addEventListener('vesper-error', (e) => reject(new Error(e.detail.message)), { once: true });
+    });
+    el.search(q);
+    return (await results).map((r) => r.source);
+  }, query);
+  assert.deepEqual(shown, fromPack);
+  assert.ok(parts.some((p) => p.includes('/terms/')) && parts.some((p) => p.includes('/pages/')), parts.join(','));
+  assert.deepEqual(errors, []);
+  await page.close();
+  siteServer.close();
+});
