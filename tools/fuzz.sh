@@ -41,7 +41,7 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-all_targets=(pack static_model tokenizer_model persona chunker words calibration answer lexicon row_set)
+all_targets=(pack static_model tokenizer_model persona chunker words calibration answer lexicon row_set split)
 [ ${#targets[@]} -eq 0 ] && targets=("${all_targets[@]}")
 
 out=${VESPER_FUZZ_DIR:-build-fuzz}  # build tree, seeds, corpus and crashes

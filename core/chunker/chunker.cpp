@@ -258,16 +258,26 @@ class DocumentChunker {
     return upper >= 4 && lower * 10 <= upper;
   }
 
+  // Whether a heading names part n as "<word> n ..." ("Section 5 —",
+  // "Seção 5 —", "Part 5:", "Chapter 5"): one word, a space, the number.
+  static bool NamesPart(std::string_view t, std::string_view n) {
+    const size_t space = t.find(' ');
+    if (space == 0 || space == std::string_view::npos || t.substr(space + 1, n.size()) != n) return false;
+    for (size_t i = 0; i < space; ++i) {
+      if (std::isdigit(static_cast<unsigned char>(t[i])) || std::ispunct(static_cast<unsigned char>(t[i]))) return false;
+    }
+    const size_t after = space + 1 + n.size();
+    return after == t.size() || !std::isdigit(static_cast<unsigned char>(t[after]));
+  }
+
   // "N.M ..." is a section of part N: it nests under an open (or, looking
-  // ahead, the given) "Section N ..." heading.
+  // ahead, the given) part heading ("Section N ...": NamesPart).
   bool InOpenPart(std::string_view s, const size_t* parent_line) const {
     size_t q = 0;
     while (q < s.size() && std::isdigit(static_cast<unsigned char>(s[q]))) ++q;
     if (q == 0 || q + 1 >= s.size() || s[q] != '.' || !std::isdigit(static_cast<unsigned char>(s[q + 1]))) return false;
     const std::string n(s.substr(0, q));
-    auto is_part = [&](std::string_view t) {
-      return t.rfind("Section " + n + " ", 0) == 0 || t.rfind("Seção " + n + " ", 0) == 0;
-    };
+    auto is_part = [&](std::string_view t) { return NamesPart(t, n); };
     if (parent_line) return is_part(LineText(*parent_line));
     for (const Heading& h : headings_) {
       if (h.level == 2 && is_part(h.title)) return true;

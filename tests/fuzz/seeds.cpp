@@ -14,6 +14,7 @@
 
 #include "core/collection/pack.h"
 #include "core/embed/static_model.h"
+#include "tests/fuzz/targets.h"
 #include "tests/native/fake_embedder.h"
 
 using namespace vesper;
@@ -130,5 +131,8 @@ int main(int argc, char** argv) {
   WriteTables(dir + "/static_model");
   std::filesystem::create_directories(dir + "/row_set");
   WriteRowSets(dir + "/static_model", dir + "/row_set");
+  std::filesystem::create_directories(dir + "/split");
+  const auto& split = fuzz::ReferenceSplitFiles();
+  for (size_t i = 0; i < split.size(); ++i) Write(dir + "/split/part-" + std::to_string(i) + ".bin", split[i].data(), split[i].size());
   return failed ? 1 : 0;
 }

@@ -9,6 +9,7 @@
 
 #include "core/chunker/chunker.h"
 #include "core/collection/pack.h"
+#include "core/collection/split.h"
 #include "core/embed/static_model.h"
 #include "core/lexical/bm25.h"
 #include "core/persona/answer.h"
@@ -289,11 +290,92 @@ void LexiconTable(const uint8_t* data, size_t size) {
 
 }  // namespace
 
+bool RepairSplitFraming(std::vector<uint8_t>& b) {
+  constexpr size_t kHead = 8 + 4 + 8;  // magic, version, total bytes
+  if (b.size() < kHead + 4 + 4) return false;
+  const bool entry = std::memcmp(b.data(), "VESPERIX", 8) == 0, terms = std::memcmp(b.data(), "VESPERTF", 8) == 0;
+  if (!entry && !terms) return false;
+  if (terms) PutU32(b.data() + kHead, 0);
+  PutU64(b.data() + 12, b.size());
+  PutU32(b.data() + b.size() - 4, Crc32(b.data(), b.size() - 4));
+  return true;
+}
+
+namespace {
+
+// A lexical collection of a few pages, split into many small parts.
+SplitFiles MakeReferenceSplit() {
+  Collection c("site", ModelInfo{});
+  const char* pages[][2] = {{"/a/#intro", "# Networks\nNeural networks learn from data by gradient descent."},
+                            {"/b/#cameras", "# Cameras\nTesla chose cameras over LiDAR for its cars."},
+                            {"/c/", "# Redes\nRedes neurais aprendem com dados. 神经网络从数据中学习。"}};
+  for (auto& [source, text] : pages) c.Add(ChunkDocument(source, text));
+  SplitOptions o;
+  o.term_fragment_bytes = 64;
+  o.page_fragment_bytes = 16;
+  return SplitCollection(c, o);
+}
+
+const SplitFiles& ReferenceSplit() {
+  static const SplitFiles files = MakeReferenceSplit();
+  return files;
+}
+
+// A query through a split index, fetching every part it names from `parts`
+// (the reference's), then searching what it fetched.
+void SearchSplit(SplitIndex& index) {
+  Collection part = index.MakeCollection();
+  const SplitFiles& ref = ReferenceSplit();
+  for (int round = 0; round < 3; ++round) {
+    for (const std::string& name : index.Missing("neural networks cameras 学习", part)) {
+      const size_t i = std::strtoul(name.c_str() + 1, nullptr, 10);
+      if (name[0] == 't' && i < ref.terms.size()) index.AddTerms(static_cast<uint32_t>(i), ref.terms[i].data(), ref.terms[i].size());
+      if (name[0] == 'p' && i < ref.pages.size()) index.AddPages(static_cast<uint32_t>(i), ref.pages[i].data(), ref.pages[i].size(), part);
+    }
+  }
+  SearchOptions opt;
+  opt.mode = SearchMode::kLexical;
+  opt.threshold = -1.f;
+  part.Search("neural networks cameras", nullptr, 0, opt);
+}
+
+// The input as an entry (then a query through it), and as the reference's
+// first term fragment (then a query through the reference): refused, or
+// used, never a fault. Each as it is and with its framing repaired.
+void SplitParts(const uint8_t* data, size_t size) {
+  std::vector<uint8_t> repaired(data, data + size);
+  const bool fixed = RepairSplitFraming(repaired);
+  for (const std::vector<uint8_t>& bytes : {std::vector<uint8_t>(data, data + size), repaired}) {
+    Expecting([&] {
+      SplitIndex index = SplitIndex::Load(bytes.data(), bytes.size());
+      SearchSplit(index);
+    });
+    Expecting([&] {
+      const SplitFiles& ref = ReferenceSplit();
+      SplitIndex index = SplitIndex::Load(ref.entry.data(), ref.entry.size());
+      index.AddTerms(0, bytes.data(), bytes.size());
+      SearchSplit(index);
+    });
+    if (!fixed) break;
+  }
+}
+
+}  // namespace
+
+const std::vector<std::vector<uint8_t>>& ReferenceSplitFiles() {
+  static const std::vector<std::vector<uint8_t>> files = [] {
+    std::vector<std::vector<uint8_t>> out{ReferenceSplit().entry};
+    for (const Bytes& t : ReferenceSplit().terms) out.push_back(t);
+    return out;
+  }();
+  return files;
+}
+
 const Target kTargets[] = {
     {"pack", Pack},        {"static_model", StaticTable}, {"tokenizer_model", TokenizerModel},
     {"persona", PersonaFile}, {"chunker", Chunker},       {"words", Words},
     {"calibration", Calibration}, {"answer", Answering},   {"lexicon", LexiconTable},
-    {"row_set", RowSet},
+    {"row_set", RowSet},   {"split", SplitParts},
 };
 const size_t kTargetCount = sizeof(kTargets) / sizeof(kTargets[0]);
 

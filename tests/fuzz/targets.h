@@ -17,7 +17,7 @@ struct Target {
   void (*run)(const uint8_t* data, size_t size);
 };
 
-// pack, static_model, tokenizer_model, persona, chunker, words, calibration, answer, lexicon, row_set.
+// pack, static_model, tokenizer_model, persona, chunker, words, calibration, answer, lexicon, row_set, split.
 extern const Target kTargets[];
 extern const size_t kTargetCount;
 
@@ -26,5 +26,14 @@ const Target* FindTarget(const char* name);
 // A pack's framing made consistent after its bytes were changed (total size,
 // offsets, every checksum), as an attacker would; false when too short.
 bool RepairPackFraming(std::vector<uint8_t>& bytes);
+
+// A split index's entry or term fragment (core/collection/split.h) made
+// consistent after a change (its total size, checksum, and a term
+// fragment's number 0); false when it is neither.
+bool RepairSplitFraming(std::vector<uint8_t>& bytes);
+
+// The small split index the split target tests inputs against: its entry
+// and its term fragments (also the target's seeds).
+const std::vector<std::vector<uint8_t>>& ReferenceSplitFiles();
 
 }  // namespace vesper::fuzz
