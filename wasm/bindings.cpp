@@ -551,6 +551,26 @@ val SavePackView(val collections) {
   });
 }
 
+// The pack handed to `write` (a JS function) in pieces, each a view of wasm
+// memory valid only during that call: a large pack is written out without
+// ever being held whole. Returns its size.
+double SavePackStream(val collections, val write) {
+  return Guard([&] {
+    std::vector<const Collection*> cs;
+    auto n = collections["length"].as<unsigned>();
+    for (unsigned i = 0; i < n; ++i) {
+      cs.push_back(&collections[i].as<const JsCollection*>(emscripten::allow_raw_pointers())->get());
+    }
+    Bytes().swap(g_output);
+    double total = 0;
+    SavePackTo(cs, [&](const uint8_t* data, size_t size) {
+      write(val(emscripten::typed_memory_view(size, data)));
+      total += static_cast<double>(size);
+    });
+    return total;
+  });
+}
+
 // Lets go of the saved bytes once JS has its copy.
 void ReleaseOutput() { Bytes().swap(g_output); }
 
@@ -1021,6 +1041,7 @@ EMSCRIPTEN_BINDINGS(vesper) {
   function("chunkDocument", &Chunk_);
   function("savePackView", &SavePackView);
   function("releaseOutput", &ReleaseOutput);
+  function("savePackStream", &SavePackStream);
   function("loadPackStaged", &LoadPackStaged);
   function("inspectPackStaged", &InspectPackStaged);
   function("detectLanguage", &DetectLanguage_);

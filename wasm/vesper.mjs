@@ -68,14 +68,14 @@ class Core {
   }
 
   // The collections as pack bytes (a copy); with write(view), the bytes are
-  // handed to it in place (valid only during the call: write them out, do
-  // not keep them) and their size returned, so a large pack is never copied.
+  // handed to it in pieces, in order (each view valid only during its call:
+  // write it out, do not keep it), and their size returned, so a large pack
+  // is never held whole, in wasm memory or in JS.
   savePack(collections, write = null) {
+    if (write) return this.m.savePackStream(collections.map((c) => c.raw), write);
     const view = this.m.savePackView(collections.map((c) => c.raw));
     try {
-      if (!write) return view.slice();
-      write(view);
-      return view.length;
+      return view.slice();
     } finally {
       this.m.releaseOutput();
     }

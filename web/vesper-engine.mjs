@@ -280,7 +280,8 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
     },
 
     // The database as pack bytes; with write(view) (e.g. a file write), the
-    // bytes go to it without a copy and their size is returned.
+    // bytes go to it in pieces, in order, without a copy (each view valid
+    // only during its call), and their size is returned.
     exportPack(name, { write = null } = {}) {
       return core.savePack([this.require(name)], write);
     },

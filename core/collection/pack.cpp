@@ -82,12 +82,17 @@ std::vector<Section> ReadTable(const uint8_t* data, size_t size, uint32_t& versi
 
 }  // namespace
 
-Bytes SavePack(const std::vector<const Collection*>& collections, uint32_t version, bool lexical_index) {
+namespace {
+
+struct Part {
+  Section section;
+  std::function<void(ByteWriter&)> write;
+};
+
+// The sections of a pack, each with its size and checksum, learnt by
+// writing it once into a counter: nothing the size of a section is held.
+std::vector<Part> PlanPack(const std::vector<const Collection*>& collections, uint32_t version, bool lexical_index) {
   if (version > kPackVersion || version < 3) throw Error(ErrorCode::kInvalidArgument, "packs are written as version 3 to " + std::to_string(kPackVersion));
-  struct Part {
-    Section section;
-    std::function<void(ByteWriter&)> write;
-  };
   std::vector<Part> parts;
   for (uint32_t ci = 0; ci < collections.size(); ++ci) {
     const Collection& c = *collections[ci];
@@ -100,42 +105,69 @@ Bytes SavePack(const std::vector<const Collection*>& collections, uint32_t versi
     if (version >= 4 && c.piece_match()) add(kPieces, [&c](ByteWriter& w) { c.SavePieces(w); });
     if (version >= 5 && c.SavesRows()) add(kRows, [&c](ByteWriter& w) { c.SaveRows(w); });
   }
-  // Each section is written twice: once alone, to learn its size, then into
-  // the pack, allocated once at its final size. Writing a large pack then
-  // costs its own bytes and one section, not every section twice over.
   uint64_t offset = kHeaderBytes + parts.size() * kEntryBytes + 4;
   for (Part& p : parts) {
-    Bytes body;
-    ByteWriter w(body);
+    uint32_t crc = 0;
+    ByteWriter w([&crc](const uint8_t* data, size_t n) { crc = Crc32(data, n, crc); });
     p.write(w);
-    p.section.offset = offset;
-    p.section.size = body.size();
-    offset += body.size();
+    w.Flush();
+    p.section = Section{p.section.kind, p.section.collection, offset, w.size(), crc};
+    offset += w.size();
   }
-  Bytes out;
-  out.reserve(offset);
-  ByteWriter w(out);
+  return parts;
+}
+
+// Header and section table, checksummed.
+Bytes PackHead(const std::vector<Part>& parts, uint32_t version) {
+  const uint64_t total = parts.empty() ? kHeaderBytes + 4 : parts.back().section.offset + parts.back().section.size;
+  Bytes head;
+  ByteWriter w(head);
   w.raw(kMagic, 8);
   w.u32(version);
   w.u32(static_cast<uint32_t>(parts.size()));
-  w.u64(offset);
-  const size_t table_at = w.size();
+  w.u64(total);
   for (const Part& p : parts) {
     w.u32(p.section.kind);
     w.u32(p.section.collection);
     w.u64(p.section.offset);
     w.u64(p.section.size);
-    w.u32(0);  // its checksum, once written
+    w.u32(p.section.crc);
   }
-  const size_t table_crc_at = w.size();
-  w.u32(0);
-  for (size_t i = 0; i < parts.size(); ++i) {
-    const size_t at = w.size();
-    parts[i].write(w);
-    if (w.size() - at != parts[i].section.size) throw Error(ErrorCode::kInternal, "a pack section changed size while it was written");
-    w.patch_u32(table_at + i * kEntryBytes + kEntryBytes - 4, Crc32(out.data() + at, w.size() - at));
+  w.u32(Crc32(head.data(), head.size()));
+  return head;
+}
+
+// The head, then each section written again into `sink`, checked against
+// its plan: a section that changed while it was written is an error, never
+// a pack whose checksums lie.
+void EmitPack(const std::vector<Part>& parts, uint32_t version, const ByteWriter::Sink& sink) {
+  const Bytes head = PackHead(parts, version);
+  sink(head.data(), head.size());
+  for (const Part& p : parts) {
+    uint32_t crc = 0;
+    ByteWriter w([&](const uint8_t* data, size_t n) {
+      crc = Crc32(data, n, crc);
+      sink(data, n);
+    });
+    p.write(w);
+    w.Flush();
+    if (w.size() != p.section.size || crc != p.section.crc) throw Error(ErrorCode::kInternal, "a pack section changed while it was written");
   }
-  w.patch_u32(table_crc_at, Crc32(out.data(), table_crc_at));
+}
+
+}  // namespace
+
+void SavePackTo(const std::vector<const Collection*>& collections, const ByteWriter::Sink& sink, uint32_t version,
+                bool lexical_index) {
+  EmitPack(PlanPack(collections, version, lexical_index), version, sink);
+}
+
+Bytes SavePack(const std::vector<const Collection*>& collections, uint32_t version, bool lexical_index) {
+  const std::vector<Part> parts = PlanPack(collections, version, lexical_index);
+  Bytes out;
+  // Allocated once at its final size: a large pack costs its own bytes, not twice them.
+  out.reserve(parts.empty() ? kHeaderBytes + 4 : parts.back().section.offset + parts.back().section.size);
+  EmitPack(parts, version, [&out](const uint8_t* data, size_t n) { out.insert(out.end(), data, data + n); });
   return out;
 }
 

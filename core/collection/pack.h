@@ -37,6 +37,11 @@ constexpr uint32_t kPackVersion = 6;
 // builds BM25 from the text (a split index's page fragments: the collection
 // they are added to indexes them anyway).
 Bytes SavePack(const std::vector<const Collection*>& collections, uint32_t version = kPackVersion, bool lexical_index = true);
+// The same bytes passed to `sink` in pieces (ByteWriter::kSinkPiece or one
+// large block), so that a large pack is written out without being held
+// whole: each section is written twice (once for its size and checksum).
+void SavePackTo(const std::vector<const Collection*>& collections, const ByteWriter::Sink& sink,
+                uint32_t version = kPackVersion, bool lexical_index = true);
 
 // With `expected`, a collection embedded by another model is refused
 // (kModelMismatch) instead of being searched with incomparable vectors.

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,11 +14,23 @@ namespace vesper {
 
 using Bytes = std::vector<uint8_t>;
 
+// Writes into a byte buffer, or (with a sink) passes the bytes on in
+// pieces of about kSinkPiece, holding no more than one piece: what a large
+// pack is streamed through, to a file or a checksum, without being held whole.
 class ByteWriter {
  public:
-  explicit ByteWriter(Bytes& out) : out_(out) {}
+  using Sink = std::function<void(const uint8_t* data, size_t size)>;
+  static constexpr size_t kSinkPiece = size_t{1} << 18;
 
-  void u8(uint8_t v) { out_.push_back(v); }
+  explicit ByteWriter(Bytes& out) : out_(out) {}
+  explicit ByteWriter(Sink sink) : out_(piece_), sink_(std::move(sink)) { piece_.reserve(kSinkPiece + 64); }
+  ByteWriter(const ByteWriter&) = delete;
+  ByteWriter& operator=(const ByteWriter&) = delete;
+
+  void u8(uint8_t v) {
+    out_.push_back(v);
+    Spill();
+  }
   void u32(uint32_t v) { raw(&v, 4); }
   void u64(uint64_t v) { raw(&v, 8); }
   void f32(float v) { raw(&v, 4); }
@@ -33,15 +46,37 @@ class ByteWriter {
   }
   void raw(const void* data, size_t n) {
     const auto* p = static_cast<const uint8_t*>(data);
+    if (sink_ && n >= kSinkPiece) {  // a large block goes on as it is
+      Flush();
+      sink_(p, n);
+      passed_ += n;
+      return;
+    }
     out_.insert(out_.end(), p, p + n);
+    Spill();
   }
-  size_t size() const { return out_.size(); }
-  // Patches a u32 written earlier (e.g. a length or checksum placeholder).
+  // Bytes written so far (passed on included).
+  size_t size() const { return passed_ + out_.size(); }
+  // Passes on what is held (a sink writer, which must be flushed at its
+  // end; nothing to do for a buffer).
+  void Flush() {
+    if (!sink_ || piece_.empty()) return;
+    sink_(piece_.data(), piece_.size());
+    passed_ += piece_.size();
+    piece_.clear();
+  }
+  // Patches a u32 written earlier (e.g. a length or checksum placeholder); buffer writers only.
   void patch_u32(size_t at, uint32_t v) { std::memcpy(out_.data() + at, &v, 4); }
   void patch_u64(size_t at, uint64_t v) { std::memcpy(out_.data() + at, &v, 8); }
 
  private:
+  void Spill() {
+    if (sink_ && piece_.size() >= kSinkPiece) Flush();
+  }
+  Bytes piece_;  // a sink writer's piece not yet passed on
   Bytes& out_;
+  Sink sink_;
+  size_t passed_ = 0;
 };
 
 class ByteReader {

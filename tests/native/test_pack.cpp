@@ -123,6 +123,33 @@ TEST_CASE("a pack round trip is bit-exact and searches the same", "[pack]") {
   CHECK(info.sections.size() == 3 + 3 + 2);  // meta+chunks+bm25 each, vectors+hnsw for one
 }
 
+TEST_CASE("a pack streamed to a sink is the same bytes, never held whole", "[pack]") {
+  const auto cs = SmallCollections();
+  std::vector<const Collection*> ptrs;
+  for (const Collection& c : cs) ptrs.push_back(&c);
+  const Bytes whole = SavePack(ptrs);
+  Bytes streamed;
+  size_t pieces = 0;
+  SavePackTo(ptrs, [&](const uint8_t* data, size_t n) {
+    ++pieces;
+    streamed.insert(streamed.end(), data, data + n);
+  });
+  CHECK(streamed == whole);
+  CHECK(pieces > 1);
+  // A writer with a sink holds at most a piece: a large block passes through as it is.
+  size_t largest_held = 0, passed = 0;
+  ByteWriter w([&](const uint8_t*, size_t n) { passed += n; });
+  for (int i = 0; i < 100000; ++i) {
+    w.varint(static_cast<uint32_t>(i));
+    largest_held = std::max(largest_held, w.size() - passed);
+  }
+  const Bytes block(3 * ByteWriter::kSinkPiece, 7);
+  w.raw(block.data(), block.size());
+  w.Flush();
+  CHECK(largest_held <= ByteWriter::kSinkPiece);
+  CHECK(passed == w.size());
+}
+
 TEST_CASE("every truncation of a pack is rejected", "[pack]") {
   Bytes bytes = Save(SmallCollections());
   for (size_t cut = 0; cut < bytes.size(); ++cut) {

@@ -10,7 +10,7 @@ import { fetchModel } from './fetch.mjs';
 import { loadTokenizer } from '../../web/engine/embedder.mjs';
 import { fileReader, listModels, resolveModel, useModelSpec } from './models.mjs';
 import { Progress } from './progress.mjs';
-import { writeFileAtomic } from './write.mjs';
+import { writeFileAtomic, writeFileAtomicStream } from './write.mjs';
 import { writeOnDemand } from './model-parts.mjs';
 import { NO_META_TEXT, citationLabel, metaTextOf } from '../../web/engine/kb.mjs';
 import { excerptHtml, fieldsOf, filtersFrom, groupByPage, pageOf } from '../../web/engine/results.mjs';
@@ -119,7 +119,8 @@ async function build(argv) {
     onWarning: (w) => warn(`${w.chunk.source} chunk ${w.chunk.id}: ${w.message}`),
   });
   // Written from the core's memory: a large pack is not copied on the way out.
-  const size = engine.exportPack(options.db, { write: (view) => writeFileAtomic(options.out, view) });
+  // Streamed to the file a piece at a time: a large pack is never held whole.
+  const size = writeFileAtomicStream(options.out, (write) => engine.exportPack(options.db, { write }));
   const described = model ? `, ${model.id} (${engine.backend.name})` : ', lexical only';
   const from = options.site ? `${new Set(docs.map((d) => pageOf(d.source))).size} pages of ${options.site}` : `${positionals.length} files`;
   progress.done(`${db.size} chunks from ${from}${described} -> ${options.out} (${size} bytes)`);
