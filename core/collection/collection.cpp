@@ -114,13 +114,16 @@ size_t Collection::Add(std::vector<Chunk> chunks, const float* vectors, size_t v
   return added;
 }
 
-void Collection::IndexLexical(uint32_t label) {
+// What BM25 indexes of a passage: its heading trail and its text.
+std::string Collection::LexicalText(uint32_t label) const {
   const Chunk& c = chunks_[label];
   std::string text;
   for (const auto& t : c.title) text += t + "\n";
   text += c.text;
-  bm25_.Add(label, text);
+  return text;
 }
+
+void Collection::IndexLexical(uint32_t label) { bm25_.Add(label, LexicalText(label)); }
 
 void Collection::AssignPage(uint32_t label) {
   // A site's sections are documents named "url#anchor": their page is the url.
@@ -212,7 +215,7 @@ void Collection::Remove(std::string_view chunk_id) {
   if (label < pieces_.size()) pieces_[label].clear();
   if (label < title_pieces_.size()) title_pieces_[label].clear();
   if (hnsw_) hnsw_->Remove(label);
-  bm25_.Remove(label);
+  bm25_.Remove(label, LexicalText(label));
 }
 
 std::optional<uint32_t> Collection::Find(std::string_view chunk_id) const {
@@ -760,7 +763,7 @@ void Collection::RebuildLexical() {
     } else {
       // Keep BM25 labels aligned with chunk slots.
       bm25_.Add(label, "");
-      bm25_.Remove(label);
+      bm25_.Remove(label, "");
     }
   }
 }

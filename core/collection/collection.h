@@ -244,6 +244,7 @@ class Collection {
 
  private:
   void IndexLexical(uint32_t label);
+  std::string LexicalText(uint32_t label) const;
   void AssignPage(uint32_t label);
   void ScorePages(std::string_view query_text, std::vector<SearchResult>& results) const;
   // Marks in allowed_ the live passages whose filters pass; false if none does.

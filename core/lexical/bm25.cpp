@@ -23,15 +23,12 @@ void Bm25Index::Add(uint32_t label, std::string_view text) {
     ++tf[it->second];
     ++len;
   });
-  std::vector<uint32_t> terms;
-  terms.reserve(tf.size());
-  for (auto [term, count] : tf) {
+  // Each term's list grows in label order (labels come in order).
+  std::vector<std::pair<uint32_t, uint32_t>> counts(tf.begin(), tf.end());
+  for (auto [term, count] : counts) {
     postings_[term].push_back({label, count});
     ++df_[term];
-    terms.push_back(term);
   }
-  std::sort(terms.begin(), terms.end());
-  doc_terms_.push_back(std::move(terms));
   doc_len_.push_back(len);
   alive_.push_back(1);
   ++live_docs_;
@@ -69,7 +66,6 @@ Bm25Index Bm25Index::Load(ByteReader& r, const std::vector<uint8_t>& alive) {
   if (r.count(1) != alive.size()) r.fail("BM25 documents do not match the chunks");
   index.alive_ = alive;
   index.doc_len_.resize(alive.size());
-  index.doc_terms_.resize(alive.size());
   for (size_t d = 0; d < alive.size(); ++d) {
     index.doc_len_[d] = r.varint();
     if (!alive[d] && index.doc_len_[d]) r.fail("BM25 length for a removed document");
@@ -90,14 +86,12 @@ Bm25Index Bm25Index::Load(ByteReader& r, const std::vector<uint8_t>& alive) {
     if (n == 0 || n > r.remaining() / 2) r.fail("bad BM25 posting count");
     index.df_[id] = n;
     auto& list = index.postings_[id];
-    list.reserve(n);
     uint64_t next = 0;
     for (uint32_t j = 0; j < n; ++j) {
       const uint64_t label = next + r.varint();
       const uint32_t tf = r.varint();
       if (label >= alive.size() || !alive[label] || tf == 0) r.fail("bad BM25 posting");
       list.push_back({static_cast<uint32_t>(label), tf});
-      index.doc_terms_[label].push_back(id);
       held[label] += tf;
       next = label + 1;
     }
@@ -108,17 +102,50 @@ Bm25Index Bm25Index::Load(ByteReader& r, const std::vector<uint8_t>& alive) {
   return index;
 }
 
-void Bm25Index::Remove(uint32_t label) {
+void Bm25Index::Remove(uint32_t label, std::string_view text) {
   if (label >= alive_.size() || !alive_[label]) {
     throw Error(ErrorCode::kNotFound, "lexical entry " + std::to_string(label) + " is not indexed");
   }
+  utf8::Require(text, "removed text");
+  std::unordered_set<uint32_t> held;
+  SplitWords(text, [&](WordSpan&& w) {
+    auto it = term_ids_.find(w.term);
+    if (it != term_ids_.end()) held.insert(it->second);
+  });
   alive_[label] = 0;
   --live_docs_;
   ++version_;
   live_len_ -= doc_len_[label];
-  for (uint32_t term : doc_terms_[label]) --df_[term];
-  doc_terms_[label].clear();
-  doc_terms_[label].shrink_to_fit();
+  for (uint32_t term : held) --df_[term];
+}
+
+void Bm25Index::PostingList::Put(uint32_t v) {
+  for (; v >= 0x80; v >>= 7) bytes_.push_back(static_cast<uint8_t>(v | 0x80));
+  bytes_.push_back(static_cast<uint8_t>(v));
+}
+
+void Bm25Index::PostingList::push_back(Posting p) {
+  Put(p.label - (count_ ? last_ : 0));
+  Put(p.tf);
+  last_ = p.label;
+  ++count_;
+}
+
+void Bm25Index::PostingList::iterator::Decode() {
+  if (at_ >= end_) return;
+  const uint8_t* p = at_;
+  auto read = [&p]() {
+    uint32_t v = 0;
+    for (int shift = 0;; shift += 7) {
+      const uint8_t b = *p++;
+      v |= uint32_t{b & 0x7Fu} << shift;
+      if (!(b & 0x80)) return v;
+    }
+  };
+  const uint32_t gap = read();
+  cur_.tf = read();
+  cur_.label += gap;
+  next_ = p;
 }
 
 float Bm25Index::Idf(size_t df) const {
@@ -333,11 +360,11 @@ float Bm25Index::Score(std::string_view query, uint32_t label) const {
   float score = 0.f;
   for (const QueryTerm& qt : query_terms_) {
     if (qt.term < 0) continue;
-    const auto& plist = postings_[qt.term];
-    auto it = std::lower_bound(plist.begin(), plist.end(), label,
-                               [](const Posting& p, uint32_t l) { return p.label < l; });
-    if (it == plist.end() || it->label != label) continue;
-    float tf = static_cast<float>(it->tf);
+    const PostingList& plist = postings_[qt.term];
+    auto it = plist.begin();
+    while (it != plist.end() && (*it).label < label) ++it;
+    if (!(it != plist.end()) || (*it).label != label) continue;
+    float tf = static_cast<float>((*it).tf);
     float norm = k1_ * (1.f - b_ + b_ * static_cast<float>(doc_len_[label]) / avg_len);
     score += qt.idf * tf * (k1_ + 1.f) / (tf + norm);
   }

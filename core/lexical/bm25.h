@@ -32,7 +32,9 @@ class Bm25Index {
   explicit Bm25Index(float k1 = 1.2f, float b = 0.75f) : k1_(k1), b_(b) {}
 
   void Add(uint32_t label, std::string_view text);  // labels are dense and never reused
-  void Remove(uint32_t label);
+  // `text`: what was added under the label (its words are what it held:
+  // the index keeps no list of each document's words).
+  void Remove(uint32_t label, std::string_view text);
   size_t size() const { return live_docs_; }
   uint64_t total_length() const { return live_len_; }  // words in the live documents
 
@@ -95,6 +97,39 @@ class Bm25Index {
     uint32_t label;
     uint32_t tf;
   };
+  // A term's postings in label order, as LEB128 label gaps and counts (two
+  // or three bytes a posting rather than eight: the index of a large
+  // knowledge base is most of its memory), read in order.
+  class PostingList {
+   public:
+    void push_back(Posting p);
+    size_t size() const { return count_; }
+    class iterator {
+     public:
+      iterator(const uint8_t* at, const uint8_t* end) : at_(at), end_(end) { Decode(); }
+      Posting operator*() const { return cur_; }
+      iterator& operator++() {
+        at_ = next_;
+        Decode();
+        return *this;
+      }
+      bool operator!=(const iterator& o) const { return at_ != o.at_; }
+
+     private:
+      void Decode();
+      const uint8_t* at_;
+      const uint8_t* end_;
+      const uint8_t* next_ = nullptr;
+      Posting cur_{0, 0};
+    };
+    iterator begin() const { return iterator(bytes_.data(), bytes_.data() + bytes_.size()); }
+    iterator end() const { return iterator(bytes_.data() + bytes_.size(), bytes_.data() + bytes_.size()); }
+
+   private:
+    void Put(uint32_t v);
+    std::vector<uint8_t> bytes_;
+    uint32_t last_ = 0, count_ = 0;
+  };
   struct QueryTerm {
     int32_t term;  // -1: no posting here
     float idf;
@@ -106,10 +141,9 @@ class Bm25Index {
 
   float k1_, b_;
   std::unordered_map<std::string, uint32_t> term_ids_;
-  std::vector<std::vector<Posting>> postings_;
+  std::vector<PostingList> postings_;
   std::vector<uint32_t> df_;  // live documents per term
   std::vector<uint32_t> doc_len_;
-  std::vector<std::vector<uint32_t>> doc_terms_;  // unique terms per document, to undo df on removal
   std::vector<uint8_t> alive_;
   size_t live_docs_ = 0;
   uint64_t live_len_ = 0;

@@ -49,9 +49,9 @@ TEST_CASE("BM25 removal keeps statistics consistent", "[lexical]") {
   a.Add(0, "alpha beta");
   a.Add(1, "beta gamma");
   a.Add(2, "gamma delta");
-  a.Remove(0);
+  a.Remove(0, "alpha beta");
   b.Add(0, "");
-  b.Remove(0);
+  b.Remove(0, "");
   b.Add(1, "beta gamma");
   b.Add(2, "gamma delta");
   std::vector<Hit> ha, hb;
@@ -64,7 +64,7 @@ TEST_CASE("BM25 removal keeps statistics consistent", "[lexical]") {
   }
   a.Search("alpha", 10, ha);
   CHECK(ha.empty());
-  CHECK_THROWS_AS(a.Remove(0), Error);
+  CHECK_THROWS_AS(a.Remove(0, "alpha beta"), Error);
   CHECK_THROWS_AS(a.Search(std::string("\xFF", 1), 10, ha), Error);
 }
 
@@ -89,7 +89,7 @@ TEST_CASE("BM25 over pages sums a page's passages and counts pages for idf", "[l
   bm25.Search("delete remote", 4, hits);
   for (const Hit& h : hits) CHECK(h.score < pages[0]);
   // A removed passage no longer counts; labels past group_of and bad groups are skipped.
-  bm25.Remove(1);
+  bm25.Remove(1, "the remote server keeps its own copy");
   bm25.ScoreGroups("delete remote", page_of, 3, pages);
   CHECK(pages[0] < 0.6f);
   bm25.ScoreGroups("delete remote", {5, 5}, 3, pages);
