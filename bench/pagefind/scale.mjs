@@ -278,7 +278,8 @@ function markdown(r) {
     '  pages: first result the same for 58% of fresh pages, top 5 overlap 41%, ~180 kB of parts per query (uncompressed);',
     '  24 pages: 77%, 58%, ~280 kB. Passage-level candidates (the top lexical passages, not pages) and vector partitions',
     '  (bench/pagefind/IVF.md) are what would close it. The site repeats its source paragraphs on ~10 pages each, so part of',
-    '  the gap is which copy of the same text ranks first (by text, the first result agrees for 60% at 12 pages).',
+    '  the gap is which copy of the same text ranks first (by text, the first result agrees for 60% at 12 pages). Tried and',
+    "  dropped: adding each page's best passage's BM25 weight to its page weight when choosing pages (first result 58% -> 55%).",
     '',
   ].join('\n');
 }

@@ -29,6 +29,12 @@ const buildOnce = () => (built ??= (async () => {
 test('vesper split: searching the folder shows what searching the pack shows', { timeout: 120_000 }, async () => {
   const split = await buildOnce();
   assert.match(split.stdout, /'kb' as an entry of [\d.]+ kB, \d+ term fragments \([\d.]+ kB\) and \d+ page fragments/);
+  // inspect reads and checks every part.
+  const info = JSON.parse((await vesper(['inspect', dir, '--json'])).stdout);
+  const packInfo = JSON.parse((await vesper(['inspect', pack, '--json'])).stdout);
+  assert.equal(info.collection.passages, packInfo.collections[0].chunks);
+  assert.equal(info.collection.held, info.collection.passages);
+  assert.ok(info.terms.count > 1 && info.pages.count > 1, JSON.stringify(info));
   for (const q of QUERIES) {
     const whole = await vesper(['search', pack, q, '--json', '-k', '5']);
     const parts = await vesper(['search', dir, q, '--json', '-k', '5']);
@@ -69,6 +75,7 @@ test('a damaged part is refused in words; split will not overwrite a folder of o
     assert.match(err.stderr, /term fragment \d+ rejected: checksum mismatch/);
     return true;
   });
+  await assert.rejects(vesper(['inspect', damaged]), /term fragment \d+ rejected: checksum mismatch/);
   const other = join(work, 'other');
   mkdirSync(other);
   writeFileSync(join(other, 'notes.txt'), 'mine');

@@ -16,7 +16,7 @@ import { NO_META_TEXT, citationLabel, metaTextOf } from '../../web/engine/kb.mjs
 import { excerptHtml, fieldsOf, filtersFrom, groupByPage, pageOf } from '../../web/engine/results.mjs';
 import { DEFAULT_URL_TEMPLATE, siteDocuments } from '../../web/engine/site.mjs';
 import { lancedbTable, pgvectorSql, qdrantJson } from '../../web/engine/export.mjs';
-import { SPLIT_ENTRY, splitFiles } from '../../web/engine/split.mjs';
+import { SPLIT_ENTRY, partPath, splitFiles } from '../../web/engine/split.mjs';
 
 
 const USAGE = `usage: vesper <command> [options]
@@ -32,7 +32,7 @@ const USAGE = `usage: vesper <command> [options]
   ask FILE.pack "question"|- [--persona FILE] [--session FILE] [--db NAME] [--model ID|DIR] [--threshold T] [--json]
                                               the persona answers from the pack, citing its passages
   persona FILE.json [--json]                  validate a persona file and describe it
-  inspect FILE.pack [--json]                  validate a pack and describe it
+  inspect FILE.pack|DIR [--json]              validate a pack (or every part of a split folder) and describe it
   split FILE.pack --out DIR [--db NAME]       a pack cut into parts a static site serves (an entry, term and page
                                               fragments): a page fetches per query only the parts it needs;
                                               search and ask take DIR as they take a pack
@@ -314,10 +314,50 @@ async function splitCommand(argv) {
   return 0;
 }
 
+// Every part of a split folder read and checked as a page would read it
+// (each term fragment, each page fragment into one collection); its shape.
+function inspectSplit(core, dir) {
+  const index = core.splitIndex(readFileSync(join(dir, SPLIT_ENTRY)));
+  const db = index.makeCollection();
+  try {
+    const part = (kind, count, add) => {
+      let bytes = 0;
+      for (let i = 0; i < count; i++) {
+        const data = readFileSync(join(dir, partPath(`${kind}${i}`)));
+        add(i, data);
+        bytes += data.length;
+      }
+      return { count, bytes };
+    };
+    const terms = part('t', index.termFragments, (i, data) => index.addTerms(i, data));
+    const pages = part('p', index.pageFragments, (i, data) => index.addPages(i, data, db));
+    return {
+      entryBytes: statSync(join(dir, SPLIT_ENTRY)).size, terms, pages,
+      collection: { name: db.name, model: db.model, passages: index.passages, held: db.size },
+    };
+  } finally {
+    db.dispose();
+    index.dispose();
+  }
+}
+
 async function inspect(argv) {
   const { options, positionals } = parseArgs(argv, { json: 'boolean' });
   if (positionals.length !== 1) throw new UsageError('inspect needs FILE.pack');
   const core = await loadCore();
+  if (isSplit(positionals[0])) {
+    const info = inspectSplit(core, positionals[0]);
+    if (options.json) {
+      process.stdout.write(JSON.stringify(info) + '\n');
+      return 0;
+    }
+    const c = info.collection;
+    const model = c.model ? `${printableLine(c.model.id)}, ${c.model.dims} dims` : 'lexical only';
+    process.stdout.write(`${printableLine(positionals[0])}: vesper split index, every part checked\n` +
+      `  ${printableLine(c.name)}: ${c.passages} chunks (${model})\n    entry    ${info.entryBytes} bytes\n` +
+      `    terms    ${info.terms.count} fragments, ${info.terms.bytes} bytes\n    pages    ${info.pages.count} fragments, ${info.pages.bytes} bytes\n`);
+    return 0;
+  }
   const info = core.inspectPack(readFileSync(positionals[0]));
   if (options.json) {
     process.stdout.write(JSON.stringify(info) + '\n');
