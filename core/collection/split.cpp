@@ -6,11 +6,8 @@
 
 #include "core/collection/pack.h"
 #include "core/collection/split_format.h"
-#include "core/text/language.h"
-#include "core/text/words.h"
 #include "core/util/checksum.h"
 #include "core/util/error.h"
-#include "core/util/utf8.h"
 
 namespace vesper {
 namespace {
