@@ -40,8 +40,9 @@ struct SplitOptions {
   // Consecutive pages share a fragment until their text passes this.
   size_t page_fragment_bytes = 2048;
   // Each term lists the pages it weighs most in, at most this many (on the
-  // benchmark's 10,000 pages, a cap of 128 lost a tenth of the first
-  // results that full lists find; a huge site's commonest words stay bounded).
+  // benchmark's 10,000 pages the first result agreed with the whole pack's
+  // for 45% of fresh pages at a cap of 128, 58% with full lists; the cap
+  // keeps a huge site's commonest words bounded).
   size_t pages_per_term = 4096;
 };
 
