@@ -33,6 +33,8 @@ export interface Fallback {
 export interface CreateOptions {
   /** A .pack to open; its databases become searchable. */
   pack?: Source | null;
+  /** The folder `vesper split` wrote (a URL, or a path in Node): a large site's index, fetched in parts as queries need them. */
+  split?: string | URL | null;
   /** A model folder; null for lexical search; omitted: the model the pack was built with. */
   model?: string | URL | null;
   /** A persona file (Source, JSON text or the parsed object) for ask(). */

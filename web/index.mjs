@@ -18,6 +18,7 @@ import { readSource } from './engine/backend.mjs';
 import { downloadModel } from './engine/download.mjs';
 import { readManifest } from './engine/model.mjs';
 import { VesperError } from './engine/errors.mjs';
+import { SPLIT_ENTRY } from './engine/split.mjs';
 
 export { VesperError };
 
@@ -37,9 +38,8 @@ async function guarded(f) {
   }
 }
 
-// The folder of the model a pack was built with, or null for lexical packs.
-async function modelOfPack(core, bytes) {
-  const id = core.inspectPack(bytes).collections.find((c) => c.model)?.model.id ?? null;
+// The folder holding model `id`'s manifest, or null for none (lexical).
+async function modelFolder(id, what) {
   if (!id) return null;
   for (const folder of MODEL_FOLDERS(id)) {
     try {
@@ -49,7 +49,30 @@ async function modelOfPack(core, bytes) {
       // not there: the next folder
     }
   }
-  throw new VesperError('model_unavailable', `the pack was built with model '${id}', which is in none of ${MODEL_FOLDERS(id).map((u) => u.pathname).join(', ')}: pass create({ model })`);
+  throw new VesperError('model_unavailable', `${what} was built with model '${id}', which is in none of ${MODEL_FOLDERS(id).map((u) => u.pathname).join(', ')}: pass create({ model })`);
+}
+
+// The folder of the model a pack was built with, or null for lexical packs.
+const modelOfPack = (core, bytes) => modelFolder(core.inspectPack(bytes).collections.find((c) => c.model)?.model.id ?? null, 'the pack');
+
+// A split index's folder as a URL: a URL, or (Node) a path.
+async function folderOf(source) {
+  const text = String(source).replace(/\/?$/, '/');
+  if (source instanceof URL || typeof location !== 'undefined' || /^[a-z][a-z0-9+.-]*:/i.test(text)) {
+    return new URL(text, typeof location === 'undefined' ? undefined : location.href);
+  }
+  const { pathToFileURL } = await import('node:url');
+  return pathToFileURL(text);
+}
+
+// The model a split index was built with (its entry names it), as modelOfPack.
+async function modelOfSplit(core, folder) {
+  const index = core.splitIndex(await readSource(new URL(SPLIT_ENTRY, folder)));
+  const probe = index.makeCollection();
+  const id = probe.model?.id ?? null;
+  probe.dispose();
+  index.dispose();
+  return modelFolder(id, 'the split index');
 }
 
 async function personaText(persona) {
@@ -157,14 +180,17 @@ export class Vesper extends EventTarget {
   }
 }
 
-// pack: bytes, a URL or (Node) a path; model: a model folder, null for
+// pack: bytes, a URL or (Node) a path; split: the folder `vesper split`
+// wrote (a URL or a path), for a site too large to load whole: fetched in
+// parts as queries need them; model: a model folder, null for
 // lexical search, omitted for the pack's own; persona: a persona file (URL,
 // path, JSON text or object); database: the default for search and ask (else
 // the pack's first). onProgress({ stage, label, done, total }),
 // onFallback({ reason }).
-export async function create({ pack = null, model = undefined, persona = null, database = null, onProgress = null, onFallback = null, preferWebGPU = true } = {}) {
+export async function create({ pack = null, split = null, model = undefined, persona = null, database = null, onProgress = null, onFallback = null, preferWebGPU = true } = {}) {
   return guarded(async () => {
     const bytes = pack === null ? null : await readSource(pack);
+    const splitFolder = split === null ? null : await folderOf(split);
     let v = null;
     let asked = false;
     // Before create() resolves only onFallback can hear it; later the event too.
@@ -176,10 +202,12 @@ export async function create({ pack = null, model = undefined, persona = null, d
     // A model asked for but not loaded, or WebGPU lost: reported, not fatal.
     const engine = await createEngine({ model: null, preferWebGPU, onProgress, onNotice: (text) => asked && fallback(text) });
     try {
-      const folder = model !== undefined ? model : bytes ? await modelOfPack(engine.core, bytes) : null;
+      const folder = model !== undefined ? model
+        : bytes ? await modelOfPack(engine.core, bytes) : splitFolder ? await modelOfSplit(engine.core, splitFolder) : null;
       asked = Boolean(folder);
       await engine.tryModel(folder);
       const names = bytes ? engine.loadPack(bytes) : [];
+      if (splitFolder) names.push(await engine.openSplit(splitFolder));
       if (persona !== null) engine.loadPersona(await personaText(persona));
       if (database && !names.includes(database)) throw new VesperError('not_found', `the pack has no database '${database}' (it has ${names.join(', ') || 'none'})`);
       v = new Vesper(engine, database ?? names[0] ?? null);

@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { createEngine } from '../../web/vesper-engine.mjs';
+import { create } from '../../web/index.mjs';
 import { root, seedFiles } from './helpers.mjs';
 
 const vesper = (args) => promisify(execFile)(join(root, 'tools/vesper'), args, { maxBuffer: 16 << 20 });
@@ -81,4 +82,14 @@ test('a damaged part is refused in words; split will not overwrite a folder of o
   writeFileSync(join(other, 'notes.txt'), 'mine');
   await assert.rejects(vesper(['split', pack, '--out', other]), /is a folder that is not a split index/);
   assert.equal(readFileSync(join(other, 'notes.txt'), 'utf8'), 'mine');
+});
+
+test('create({ split }): the package API opens the folder with the model it was built with', { timeout: 120_000 }, async () => {
+  await buildOnce();
+  const v = await create({ split: dir });
+  assert.equal(v.model?.id, 'vesper-default-2');
+  const found = await v.search('Why did Tesla bet on cameras instead of LiDAR?');
+  const whole = await vesper(['search', pack, 'Why did Tesla bet on cameras instead of LiDAR?', '--json', '-k', '5']);
+  assert.equal(found.results[0]?.id, ids(whole)[0]);
+  await v.dispose();
 });
