@@ -125,10 +125,9 @@ void Bm25Index::PostingList::Put(uint32_t v) {
 }
 
 void Bm25Index::PostingList::push_back(Posting p) {
-  Put(p.label - (count_ ? last_ : 0));
+  Put(p.label - last_);  // the first posting's gap is its label
   Put(p.tf);
   last_ = p.label;
-  ++count_;
 }
 
 void Bm25Index::PostingList::iterator::Decode() {
@@ -148,10 +147,9 @@ void Bm25Index::PostingList::iterator::Decode() {
   next_ = p;
 }
 
-float Bm25Index::Idf(size_t df) const {
-  double n = Docs();
-  return static_cast<float>(std::log(1.0 + (n - df + 0.5) / (df + 0.5)));
-}
+float Bm25Index::IdfOver(double n, double df) { return static_cast<float>(std::log(1.0 + (n - df + 0.5) / (df + 0.5))); }
+
+float Bm25Index::Idf(size_t df) const { return IdfOver(Docs(), static_cast<double>(df)); }
 
 void Bm25Index::PrepareQuery(std::string_view query, std::vector<QueryTerm>& terms, float& max_score) const {
   terms.clear();
@@ -193,10 +191,8 @@ void Bm25Index::Search(std::string_view query, size_t k, std::vector<Hit>& out) 
     if (qt.term < 0) continue;
     for (const Posting& p : postings_[qt.term]) {
       if (!alive_[p.label]) continue;
-      float tf = static_cast<float>(p.tf);
-      float norm = k1_ * (1.f - b_ + b_ * static_cast<float>(doc_len_[p.label]) / avg_len);
       if (acc_[p.label] == 0.f) touched_.push_back(p.label);
-      acc_[p.label] += qt.idf * tf * (k1_ + 1.f) / (tf + norm);
+      acc_[p.label] += TermScore(qt.idf, static_cast<float>(p.tf), static_cast<float>(doc_len_[p.label]), avg_len);
     }
   }
   top_.Reset(k);
@@ -231,10 +227,8 @@ float Bm25Index::ScorePhrase(std::string_view phrase, float avg_len, bool& known
     if (qt.term < 0) continue;
     for (const Posting& p : postings_[qt.term]) {
       if (!alive_[p.label]) continue;
-      float tf = static_cast<float>(p.tf);
-      float norm = k1_ * (1.f - b_ + b_ * static_cast<float>(doc_len_[p.label]) / avg_len);
       if (alt_acc_[p.label] == 0.f) alt_touched_.push_back(p.label);
-      alt_acc_[p.label] += share * qt.idf * tf * (k1_ + 1.f) / (tf + norm);
+      alt_acc_[p.label] += TermScore(share * qt.idf, static_cast<float>(p.tf), static_cast<float>(doc_len_[p.label]), avg_len);
     }
   }
   return most * share;
@@ -269,9 +263,7 @@ void Bm25Index::ScoreGroups(std::string_view query, const std::vector<uint32_t>&
   const size_t live_groups = whole.live;
   if (live_groups == 0) return;
   const float avg_len = static_cast<float>(whole.total) / static_cast<float>(live_groups);
-  const auto idf = [&](size_t df) {
-    return static_cast<float>(std::log(1.0 + (live_groups - df + 0.5) / (df + 0.5)));
-  };
+  const auto idf = [&](size_t df) { return IdfOver(static_cast<double>(live_groups), static_cast<double>(df)); };
   group_tf_.assign(groups, 0.f);
   float max_score = 0.f;
   for (const QueryTerm& qt : query_terms_) {
@@ -290,9 +282,7 @@ void Bm25Index::ScoreGroups(std::string_view query, const std::vector<uint32_t>&
     const float term_idf = idf(group_corpus_ ? qt.group_df : touched_.size());
     max_score += std::max(term_idf, 0.5f * idf(0)) * (k1_ + 1.f);
     for (uint32_t g : touched_) {
-      const float tf = group_tf_[g];
-      const float norm = k1_ * (1.f - b_ + b_ * static_cast<float>(group_len_[g]) / avg_len);
-      out[g] += term_idf * tf * (k1_ + 1.f) / (tf + norm);
+      out[g] += TermScore(term_idf, group_tf_[g], static_cast<float>(group_len_[g]), avg_len);
       group_tf_[g] = 0.f;
     }
   }
@@ -364,9 +354,7 @@ float Bm25Index::Score(std::string_view query, uint32_t label) const {
     auto it = plist.begin();
     while (it != plist.end() && (*it).label < label) ++it;
     if (!(it != plist.end()) || (*it).label != label) continue;
-    float tf = static_cast<float>((*it).tf);
-    float norm = k1_ * (1.f - b_ + b_ * static_cast<float>(doc_len_[label]) / avg_len);
-    score += qt.idf * tf * (k1_ + 1.f) / (tf + norm);
+    score += TermScore(qt.idf, static_cast<float>((*it).tf), static_cast<float>(doc_len_[label]), avg_len);
   }
   return score / max_score;
 }
@@ -387,15 +375,12 @@ void Bm25Index::ForEachTerm(const std::vector<uint32_t>& group_of, size_t groups
       if (p.label < labels && alive_[p.label] && group_of[p.label] < groups) tf[group_of[p.label]] += p.tf;
     }
     // As ScoreGroups weighs a term: idf over the groups, tf saturated by the group's length.
-    const double n = static_cast<double>(live_groups), df = static_cast<double>(tf.size());
-    const float idf = static_cast<float>(std::log(1.0 + (n - df + 0.5) / (df + 0.5)));
+    const float idf = IdfOver(static_cast<double>(live_groups), static_cast<double>(tf.size()));
     t.term = &term;
     t.df = df_[id];
     t.groups.clear();
     for (const auto& [g, count] : tf) {
-      const float f = static_cast<float>(count);
-      const float norm = k1_ * (1.f - b_ + b_ * static_cast<float>(group_len_[g]) / avg_len);
-      t.groups.emplace_back(g, idf * f * (k1_ + 1.f) / (f + norm));
+      t.groups.emplace_back(g, TermScore(idf, static_cast<float>(count), static_cast<float>(group_len_[g]), avg_len));
     }
     fn(t);
   }

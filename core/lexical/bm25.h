@@ -89,8 +89,6 @@ class Bm25Index {
     std::vector<std::pair<uint32_t, float>> groups;  // group, weight
   };
   void ForEachTerm(const std::vector<uint32_t>& group_of, size_t groups, const std::function<void(const TermWeights&)>& fn) const;
-  // The most one term can add to a document's score.
-  float MaxTermWeight() const { return Idf(0) * (k1_ + 1.f); }
 
  private:
   struct Posting {
@@ -103,7 +101,6 @@ class Bm25Index {
   class PostingList {
    public:
     void push_back(Posting p);
-    size_t size() const { return count_; }
     class iterator {
      public:
       iterator(const uint8_t* at, const uint8_t* end) : at_(at), end_(end) { Decode(); }
@@ -128,7 +125,7 @@ class Bm25Index {
    private:
     void Put(uint32_t v);
     std::vector<uint8_t> bytes_;
-    uint32_t last_ = 0, count_ = 0;
+    uint32_t last_ = 0;  // the last label added
   };
   struct QueryTerm {
     int32_t term;  // -1: no posting here
@@ -138,6 +135,14 @@ class Bm25Index {
   };
   void PrepareQuery(std::string_view query, std::vector<QueryTerm>& terms, float& max_score) const;
   float Idf(size_t df) const;
+  // Idf among n documents (or groups) of which df hold the term.
+  static float IdfOver(double n, double df);
+  // What a term adds to a document's (or a group's) score: its idf times
+  // its count saturated by the document's length against the average.
+  float TermScore(float idf, float tf, float len, float avg_len) const {
+    const float norm = k1_ * (1.f - b_ + b_ * len / avg_len);
+    return idf * tf * (k1_ + 1.f) / (tf + norm);
+  }
 
   float k1_, b_;
   std::unordered_map<std::string, uint32_t> term_ids_;
