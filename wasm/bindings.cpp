@@ -538,13 +538,19 @@ class JsCollection {
 // ---- packs ----
 
 // Returns a view of the saved bytes in wasm memory; copy it before the next call.
+// A JS array of collections as the core's.
+std::vector<const Collection*> CollectionsOf(const val& collections) {
+  std::vector<const Collection*> cs;
+  auto n = collections["length"].as<unsigned>();
+  for (unsigned i = 0; i < n; ++i) {
+    cs.push_back(&collections[i].as<const JsCollection*>(emscripten::allow_raw_pointers())->get());
+  }
+  return cs;
+}
+
 val SavePackView(val collections) {
   return Guard([&] {
-    std::vector<const Collection*> cs;
-    auto n = collections["length"].as<unsigned>();
-    for (unsigned i = 0; i < n; ++i) {
-      cs.push_back(&collections[i].as<const JsCollection*>(emscripten::allow_raw_pointers())->get());
-    }
+    const std::vector<const Collection*> cs = CollectionsOf(collections);
     Bytes().swap(g_output);  // the last pack's bytes are not kept while this one is written
     g_output = SavePack(cs);
     return val(emscripten::typed_memory_view(g_output.size(), g_output.data()));
@@ -556,11 +562,7 @@ val SavePackView(val collections) {
 // ever being held whole. Returns its size.
 double SavePackStream(val collections, val write) {
   return Guard([&] {
-    std::vector<const Collection*> cs;
-    auto n = collections["length"].as<unsigned>();
-    for (unsigned i = 0; i < n; ++i) {
-      cs.push_back(&collections[i].as<const JsCollection*>(emscripten::allow_raw_pointers())->get());
-    }
+    const std::vector<const Collection*> cs = CollectionsOf(collections);
     Bytes().swap(g_output);
     double total = 0;
     SavePackTo(cs, [&](const uint8_t* data, size_t size) {

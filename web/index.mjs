@@ -18,7 +18,7 @@ import { readSource } from './engine/backend.mjs';
 import { downloadModel } from './engine/download.mjs';
 import { readManifest } from './engine/model.mjs';
 import { VesperError } from './engine/errors.mjs';
-import { SPLIT_ENTRY } from './engine/split.mjs';
+import { SPLIT_ENTRY, describeSplit } from './engine/split.mjs';
 
 export { VesperError };
 
@@ -67,12 +67,8 @@ async function folderOf(source) {
 
 // The model a split index was built with (its entry names it), as modelOfPack.
 async function modelOfSplit(core, folder) {
-  const index = core.splitIndex(await readSource(new URL(SPLIT_ENTRY, folder)));
-  const probe = index.makeCollection();
-  const id = probe.model?.id ?? null;
-  probe.dispose();
-  index.dispose();
-  return modelFolder(id, 'the split index');
+  const { model } = describeSplit(core, await readSource(new URL(SPLIT_ENTRY, folder)));
+  return modelFolder(model?.id ?? null, 'the split index');
 }
 
 async function personaText(persona) {

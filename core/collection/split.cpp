@@ -75,45 +75,32 @@ std::vector<std::vector<uint32_t>> LivePages(const Collection& c) {
 struct TermRecord {
   std::string term;
   uint32_t df = 0, page_df = 0;
-  std::vector<std::pair<uint32_t, uint8_t>> pages;  // page, weight; by page
+  std::vector<std::pair<uint32_t, float>> pages;  // page, weight; by page
 };
 
 // Each term's passages and pages, and the pages it weighs most in (the
-// weight page evidence gives it there: Bm25Index::ScoreGroups), sorted by term.
+// weight page evidence gives it there: Bm25Index::ScoreGroups), sorted by
+// term; `most` receives the heaviest weight kept, a byte's full scale.
 std::vector<TermRecord> TermRecords(const Collection& c, const std::vector<uint32_t>& page_of_label, size_t pages,
-                                    size_t pages_per_term) {
-  const Bm25Index& bm25 = c.lexical();
-  float most = 0.f;  // the heaviest weight any term has on any page: a byte's full scale
+                                    size_t pages_per_term, float& most) {
+  most = 0.f;
   std::vector<TermRecord> records;
-  std::vector<std::vector<std::pair<uint32_t, float>>> weights;
-  bm25.ForEachTerm(page_of_label, pages, [&](const Bm25Index::TermWeights& t) {
-    std::vector<std::pair<uint32_t, float>> ranked = t.groups;
-    records.push_back(TermRecord{*t.term, t.df, static_cast<uint32_t>(ranked.size()), {}});
+  c.lexical().ForEachTerm(page_of_label, pages, [&](const Bm25Index::TermWeights& t) {
+    TermRecord r{*t.term, t.df, static_cast<uint32_t>(t.groups.size()), t.groups};
     auto heavier = [](const auto& a, const auto& b) { return a.second != b.second ? a.second > b.second : a.first < b.first; };
-    if (ranked.size() > pages_per_term) {
-      std::nth_element(ranked.begin(), ranked.begin() + pages_per_term, ranked.end(), heavier);
-      ranked.resize(pages_per_term);
+    if (r.pages.size() > pages_per_term) {
+      std::nth_element(r.pages.begin(), r.pages.begin() + pages_per_term, r.pages.end(), heavier);
+      r.pages.resize(pages_per_term);
     }
-    for (const auto& [page, w] : ranked) most = std::max(most, w);
-    weights.push_back(std::move(ranked));
+    for (const auto& [page, w] : r.pages) most = std::max(most, w);
+    std::sort(r.pages.begin(), r.pages.end());
+    records.push_back(std::move(r));
   });
-  for (size_t i = 0; i < records.size(); ++i) {
-    for (const auto& [page, w] : weights[i]) {
-      const float scaled = most > 0.f ? std::round(kWeightScale * w / most) : 1.f;
-      records[i].pages.emplace_back(page, static_cast<uint8_t>(std::clamp(scaled, 1.f, kWeightScale)));
-    }
-    std::sort(records[i].pages.begin(), records[i].pages.end());
-  }
-  std::vector<size_t> order(records.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return records[a].term < records[b].term; });
-  std::vector<TermRecord> sorted;
-  sorted.reserve(records.size());
-  for (size_t i : order) sorted.push_back(std::move(records[i]));
-  return sorted;
+  std::sort(records.begin(), records.end(), [](const TermRecord& a, const TermRecord& b) { return a.term < b.term; });
+  return records;
 }
 
-void WriteTerm(ByteWriter& w, const TermRecord& r) {
+void WriteTerm(ByteWriter& w, const TermRecord& r, float most) {
   w.str(r.term);
   w.varint(r.df);
   w.varint(r.page_df);
@@ -121,20 +108,22 @@ void WriteTerm(ByteWriter& w, const TermRecord& r) {
   uint32_t next = 0;
   for (const auto& [page, weight] : r.pages) {
     w.varint(page - next);
-    w.u8(weight);
+    const float scaled = most > 0.f ? std::round(kWeightScale * weight / most) : 1.f;
+    w.u8(static_cast<uint8_t>(std::clamp(scaled, 1.f, kWeightScale)));
     next = page + 1;
   }
 }
 
 // Term fragments cut past `bytes`; first_terms receives each one's first term ("" for the first).
-std::vector<Bytes> TermFragments(const std::vector<TermRecord>& records, size_t bytes, std::vector<std::string>& first_terms) {
+std::vector<Bytes> TermFragments(const std::vector<TermRecord>& records, float most, size_t bytes,
+                                 std::vector<std::string>& first_terms) {
   std::vector<Bytes> files;
   size_t i = 0;
   while (i < records.size()) {
     const size_t begin = i;
     Bytes body;
     ByteWriter w(body);
-    while (i < records.size() && (i == begin || body.size() < bytes)) WriteTerm(w, records[i++]);
+    while (i < records.size() && (i == begin || body.size() < bytes)) WriteTerm(w, records[i++], most);
     Bytes file;
     split_format::Open(file, kTermsMagic);
     ByteWriter f(file);
@@ -192,7 +181,9 @@ SplitFiles SplitCollection(const Collection& c, const SplitOptions& options) {
   SplitFiles out;
   std::vector<std::string> first_terms;
   std::vector<uint32_t> first_pages;
-  out.terms = TermFragments(TermRecords(c, page_of_label, pages.size(), options.pages_per_term), options.term_fragment_bytes, first_terms);
+  float most;
+  const std::vector<TermRecord> records = TermRecords(c, page_of_label, pages.size(), options.pages_per_term, most);
+  out.terms = TermFragments(records, most, options.term_fragment_bytes, first_terms);
   out.pages = PageFragments(c, pages, options.page_fragment_bytes, first_pages);
 
   split_format::Open(out.entry, kEntryMagic);

@@ -16,7 +16,7 @@ import { NO_META_TEXT, citationLabel, metaTextOf } from '../../web/engine/kb.mjs
 import { excerptHtml, fieldsOf, filtersFrom, groupByPage, pageOf } from '../../web/engine/results.mjs';
 import { DEFAULT_URL_TEMPLATE, siteDocuments } from '../../web/engine/site.mjs';
 import { lancedbTable, pgvectorSql, qdrantJson } from '../../web/engine/export.mjs';
-import { SPLIT_ENTRY, partPath, splitFiles } from '../../web/engine/split.mjs';
+import { SPLIT_ENTRY, describeSplit, partPath, splitFiles } from '../../web/engine/split.mjs';
 
 
 const USAGE = `usage: vesper <command> [options]
@@ -160,11 +160,7 @@ function pickCollection(collections, name, path) {
 const isSplit = (path) => existsSync(join(path, SPLIT_ENTRY));
 
 async function openSplitFolder(engine, dir, options) {
-  const index = engine.core.splitIndex(readFileSync(join(dir, SPLIT_ENTRY)));
-  const probe = index.makeCollection();
-  const { name, model } = probe;
-  probe.dispose();
-  index.dispose();
+  const { name, model } = describeSplit(engine.core, readFileSync(join(dir, SPLIT_ENTRY)));
   if (model) await useModelSpec(engine, options.model ?? model.id);
   else if (options.model) throw new Error(`database '${name}' is lexical only: it has no vectors for ${options.model}`);
   await engine.openSplit(pathToFileURL(`${resolve(dir)}/`));

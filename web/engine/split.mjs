@@ -26,6 +26,19 @@ export function splitFiles(core, db, options = {}) {
   ];
 }
 
+// What a split index's entry describes: its collection's name and model
+// (null: lexical), e.g. to load that model before opening it.
+export function describeSplit(core, entry) {
+  const index = core.splitIndex(entry);
+  const probe = index.makeCollection();
+  try {
+    return { name: probe.name, model: probe.model };
+  } finally {
+    probe.dispose();
+    index.dispose();
+  }
+}
+
 // readFile(path) -> Uint8Array, relative to the split's folder. Resolves to
 // a core collection holding no page yet, with prepare(text) (fetches what
 // the query needs; repeatable after a missing model part, as withParts
