@@ -159,11 +159,13 @@ size_t SplitIndex::PageFragmentOf(uint32_t page) const {
 
 namespace {
 
-// A text's BM25 keys as a query's are read: function words left out, each once.
+// A text's BM25 keys as a query's are read: function words left out, each
+// once (a set: a long query of distinct words stays linear, as in BM25).
 std::vector<std::string> KeysOf(std::string_view text) {
   std::vector<std::string> keys;
+  std::unordered_set<std::string> seen;
   SplitWords(text, [&](WordSpan&& w) {
-    if (!FunctionWords().count(w.term) && std::find(keys.begin(), keys.end(), w.term) == keys.end()) keys.push_back(std::move(w.term));
+    if (!FunctionWords().count(w.term) && seen.insert(w.term).second) keys.push_back(std::move(w.term));
   });
   return keys;
 }
