@@ -828,7 +828,7 @@ void JsCollection::EnableLexicon(const JsLexicon& lexicon) {
   Guard([&] { c_.EnableLexicon(lexicon.shared()); });
 }
 
-// A collection cut into an entry, term fragments and page fragments for a
+// A collection cut into an entry, term, page and match fragments for a
 // static site (core/collection/split.h); each comes back as a JS-owned copy.
 val SplitCollection_(const JsCollection& db, val options) {
   return Guard([&] {
@@ -836,6 +836,8 @@ val SplitCollection_(const JsCollection& db, val options) {
     o.term_fragment_bytes = Count(options, "termFragmentBytes", o.term_fragment_bytes, size_t{1} << 24);
     o.page_fragment_bytes = Count(options, "pageFragmentBytes", o.page_fragment_bytes, size_t{1} << 28);
     o.pages_per_term = Count(options, "pagesPerTerm", o.pages_per_term, size_t{1} << 20);
+    o.match_neighbors = Count(options, "matchNeighbors", o.match_neighbors, size_t{255});
+    o.match_fragment_pieces = Count(options, "matchFragmentPieces", o.match_fragment_pieces, size_t{1} << 24);
     SplitFiles files = SplitCollection(db.collection(), o);
     auto copies = [](const std::vector<Bytes>& parts) {
       val out = val::array();
@@ -846,6 +848,7 @@ val SplitCollection_(const JsCollection& db, val options) {
     out.set("entry", CopyOut(files.entry, "Uint8Array"));
     out.set("terms", copies(files.terms));
     out.set("pages", copies(files.pages));
+    out.set("matches", copies(files.matches));
     return out;
   });
 }
@@ -875,6 +878,12 @@ class JsSplitIndex {
       s_.AddPages(static_cast<uint32_t>(fragment), reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), into.collection());
     });
   }
+  void AddMatchesStaged(size_t fragment, size_t n) {
+    Guard([&] {
+      std::string_view bytes = StagedBytes(n, "match fragment");
+      s_.AddMatches(static_cast<uint32_t>(fragment), reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
+    });
+  }
   val Missing(const std::string& query, const JsCollection& into, val options) const {
     return Guard([&] {
       const size_t pages = Count(options, "pages", kSplitCandidatePages, size_t{1} << 16);
@@ -883,6 +892,7 @@ class JsSplitIndex {
   }
   size_t TermFragments() const { return s_.term_fragments(); }
   size_t PageFragments() const { return s_.page_fragments(); }
+  size_t MatchFragments() const { return s_.match_fragments(); }
   size_t Passages() const { return s_.passages(); }
 
  private:
@@ -1098,9 +1108,11 @@ EMSCRIPTEN_BINDINGS(vesper) {
       .function("makeCollection", &JsSplitIndex::MakeCollection, allow_raw_pointers())
       .function("addTermsStaged", &JsSplitIndex::AddTermsStaged)
       .function("addPagesStaged", &JsSplitIndex::AddPagesStaged)
+      .function("addMatchesStaged", &JsSplitIndex::AddMatchesStaged)
       .function("missing", &JsSplitIndex::Missing)
       .function("termFragments", &JsSplitIndex::TermFragments)
       .function("pageFragments", &JsSplitIndex::PageFragments)
+      .function("matchFragments", &JsSplitIndex::MatchFragments)
       .function("passages", &JsSplitIndex::Passages);
 
   class_<JsCollection>("Collection")

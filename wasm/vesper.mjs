@@ -206,8 +206,9 @@ class Core {
   }
 
   // A collection cut into parts a static site serves as files
-  // (core/collection/split.h): { entry, terms: [...], pages: [...] }, each a
-  // Uint8Array; part "t<i>" is terms[i], "p<i>" pages[i].
+  // (core/collection/split.h): { entry, terms: [...], pages: [...],
+  // matches: [...] }, each a Uint8Array; part "t<i>" is terms[i], "p<i>"
+  // pages[i], "m<i>" matches[i].
   splitCollection(collection, options = {}) {
     return this.m.splitCollection(collection.raw, options);
   }
@@ -224,6 +225,9 @@ class Core {
       get pageFragments() {
         return raw.pageFragments();
       },
+      get matchFragments() {
+        return raw.matchFragments();
+      },
       get passages() {
         return raw.passages();
       },
@@ -232,7 +236,7 @@ class Core {
         return new Collection(core, raw.makeCollection());
       },
       // The parts `query` still needs before `collection` ranks it as the whole pack would
-      // ("t3", "p17"; term fragments first); [] when none. May throw 'missing_lexicon'.
+      // ("t3", "m40", "p17"; term and match fragments first); [] when none. May throw 'missing_lexicon'.
       missing(query, collection, options = {}) {
         return raw.missing(query, collection.raw, options);
       },
@@ -241,6 +245,9 @@ class Core {
       },
       addPages(fragment, bytes, collection) {
         raw.addPagesStaged(fragment, core.#stageBytes(bytes), collection.raw);
+      },
+      addMatches(fragment, bytes) {
+        raw.addMatchesStaged(fragment, core.#stageBytes(bytes));
       },
       dispose() {
         raw.delete();

@@ -414,15 +414,24 @@ std::vector<std::pair<std::string, std::vector<TermGroup>>> Collection::QueryTra
   return out;
 }
 
+std::string Collection::TranslationText(const std::vector<std::pair<std::string, std::vector<TermGroup>>>& translations) {
+  std::string text;
+  for (const auto& [language, groups] : translations) {
+    for (const TermGroup& g : groups) {
+      if (!g.empty()) text.append(text.empty() ? "" : " ").append(g.front());
+    }
+  }
+  return text;
+}
+
 // BM25 of the query's translation into each other language the collection
 // holds, kept for the passages in that language (translated_hits_, best
 // first). The translated words match stray passages of other languages too
 // (names, loanwords): those are plain BM25's business.
 void Collection::SearchTranslated(std::string_view query_text, const std::string& query_language, size_t pool) const {
-  for (const auto& [language, groups] : QueryTranslations(query_text, query_language)) {
-    for (const TermGroup& g : groups) {
-      if (!g.empty()) translated_query_.append(translated_query_.empty() ? "" : " ").append(g.front());
-    }
+  const auto translations = QueryTranslations(query_text, query_language);
+  translated_query_ = TranslationText(translations);
+  for (const auto& [language, groups] : translations) {
     bm25_.SearchAlternatives(groups, pool, hits_in_language_);
     for (const Hit& h : hits_in_language_) {
       if (chunks_[h.label].language == language) translated_hits_.push_back(h);

@@ -120,6 +120,9 @@ struct CorpusView {
   std::vector<float> centroid;        // model dims; empty without vectors
   std::vector<uint8_t> known_pieces;  // per vocabulary id; empty without piece matching
   std::vector<int32_t> vocabulary;    // the same, as a list
+  // Piece matching through neighbour lists instead of the passages' rows
+  // (core/search/piece_neighbors.h); null: through the rows.
+  std::shared_ptr<const PieceNeighbors> neighbors;
 };
 
 class Collection {
@@ -183,6 +186,11 @@ class Collection {
   // it: per language, one group of alternatives per content word.
   std::vector<std::pair<std::string, std::vector<TermGroup>>> QueryTranslations(std::string_view query_text,
                                                                                 const std::string& query_language) const;
+  // Those translations as one text, each word's first alternative: what the
+  // vocabulary coverage of a query in a language the collection lacks reads.
+  static std::string TranslationText(const std::vector<std::pair<std::string, std::vector<TermGroup>>>& translations);
+  // The tokenizer piece matching uses; null before EnablePieceMatch.
+  const Tokenizer* piece_tokenizer() const { return tokenizer_.get(); }
   // Token-level similarity of two texts through the model's pieces (what
   // hybrid reranks by), for choosing sentences within passages; -1 when
   // piece matching is not enabled.
@@ -203,6 +211,10 @@ class Collection {
   // The mean of the stored unit vectors (model dims).
   const std::vector<float>& Centroid() const;
   const std::vector<uint8_t>& KnownPieces() const { return known_pieces_; }
+  // Piece matching's matcher; null when it is not enabled.
+  const PieceMatcher* piece_matcher() const { return matcher_.get(); }
+  // The mean count of distinct pieces a live passage holds (at least 1).
+  size_t MeanPassagePieces() const;
 
   // How this collection decides whether a query is answerable: the model's
   // calibration (set by the client from the manifest), else a cosine bar.

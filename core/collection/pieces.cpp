@@ -61,10 +61,10 @@ Collection::ChunkPieces Collection::PiecesOf(const Chunk& c, const PieceMatcher&
   std::vector<int32_t> ids;
   tokenizer.EncodeIds(text, ids);
   ChunkPieces out;
-  out.text = matcher.Distinct(ids.data(), ids.size());
+  out.text = matcher.PassagePieces(ids.data(), ids.size());
   ids.clear();
   if (!c.title.empty()) tokenizer.EncodeIds(c.title.back(), ids);
-  out.title = matcher.Distinct(ids.data(), ids.size());
+  out.title = matcher.PassagePieces(ids.data(), ids.size());
   return out;
 }
 
@@ -86,11 +86,15 @@ std::vector<Collection::ChunkPieces> Collection::PiecesOfBatch(const std::vector
 void Collection::EnablePieceMatch(std::shared_ptr<const PieceMatcher> matcher, std::shared_ptr<const Tokenizer> tokenizer) {
   if (!matcher || !tokenizer) throw Error(ErrorCode::kInvalidArgument, "piece matching needs the model and its tokenizer");
   if (!has_vectors()) throw Error(ErrorCode::kInvalidArgument, "collection '" + name_ + "' is lexical only");
+  // Part of a corpus that matches through neighbour lists: passages need no rows.
+  if (corpus_ && corpus_->neighbors && !matcher->uses_neighbors()) {
+    matcher = std::make_shared<const PieceMatcher>(matcher->shared_model(), corpus_->neighbors);
+  }
   // Everything is worked out, and every row asked for, before anything changes.
   std::vector<ChunkPieces> lists(chunks_.size());
   const bool stored = stored_pieces_ && stored_pieces_->fingerprint == tokenizer->fingerprint() && stored_pieces_->vocab == matcher->vocab();
   // (A model holding its whole table has them all: nothing to gather.)
-  if (stored && matcher->model().held() < matcher->vocab()) {
+  if (stored && !matcher->uses_neighbors() && matcher->model().held() < matcher->vocab()) {
     std::vector<uint8_t> seen(matcher->vocab(), 0);
     for (uint32_t label = 0; label < chunks_.size(); ++label) Mark(stored_pieces_->pieces[label], seen), Mark(stored_pieces_->titles[label], seen);
     const std::vector<int32_t> ids = Marked(seen);
@@ -129,7 +133,15 @@ float Collection::PieceSimilarity(std::string_view query, std::string_view text)
   tokenizer_->EncodeIds(query, ids);
   const std::vector<int32_t> q = matcher_->Distinct(ids.data(), ids.size());
   tokenizer_->EncodeIds(text, ids);
-  return matcher_->Score(q, matcher_->Distinct(ids.data(), ids.size()));
+  return matcher_->Score(q, matcher_->PassagePieces(ids.data(), ids.size()));
+}
+
+size_t Collection::MeanPassagePieces() const {
+  size_t total = 0, passages = 0;
+  for (uint32_t label = 0; label < chunks_.size() && label < pieces_.size(); ++label) {
+    if (alive_[label]) total += pieces_[label].size(), ++passages;
+  }
+  return passages ? std::max<size_t>(1, total / passages) : 1;
 }
 
 // The collection's vocabulary grows with what is added (a removed chunk's

@@ -12,7 +12,9 @@
 namespace vesper {
 namespace {
 
+using split_format::kCosineScale;
 using split_format::kEntryMagic;
+using split_format::kMatchMagic;
 using split_format::kTermsMagic;
 constexpr float kWeightScale = 255.f;  // a term's weight on a page, as a byte of the heaviest one
 constexpr size_t kHeadBytes = 8 + 4 + 8;  // magic, version, total bytes
@@ -168,11 +170,50 @@ std::vector<Bytes> PageFragments(const Collection& c, const std::vector<std::vec
   return files;
 }
 
+uint8_t CosineByte(float cosine) { return static_cast<uint8_t>(std::lround(kCosineScale * std::clamp(cosine, 0.f, 1.f))); }
+
+void WriteNeighbors(ByteWriter& w, const PieceNeighborList& list) {
+  w.u8(CosineByte(list.floor));
+  w.varint(static_cast<uint32_t>(list.nearest.size()));
+  uint32_t next = 0;
+  for (const PieceNeighbor& n : list.nearest) {
+    w.varint(static_cast<uint32_t>(n.id) - next);
+    w.u8(CosineByte(n.cosine));
+    next = static_cast<uint32_t>(n.id) + 1;
+  }
+}
+
+// Piece matching's neighbour lists, `per` consecutive piece ids a fragment;
+// none for a collection that does not match pieces.
+std::vector<Bytes> MatchFragments(const Collection& c, const SplitOptions& options) {
+  const PieceMatcher* matcher = c.piece_matcher();
+  if (!matcher || options.match_neighbors == 0) return {};
+  const std::vector<uint8_t>& known = c.KnownPieces();
+  std::vector<int32_t> ids;
+  for (size_t id = 0; id < known.size(); ++id) {
+    if (known[id]) ids.push_back(static_cast<int32_t>(id));
+  }
+  const std::vector<PieceNeighborList> lists = NearestPieces(matcher->model(), ids, options.match_neighbors, c.MeanPassagePieces());
+  std::vector<Bytes> files;
+  for (size_t first = 0; first < lists.size(); first += options.match_fragment_pieces) {
+    Bytes file;
+    split_format::Open(file, kMatchMagic);
+    ByteWriter w(file);
+    w.u32(static_cast<uint32_t>(files.size()));
+    const size_t end = std::min(lists.size(), first + options.match_fragment_pieces);
+    for (size_t id = first; id < end; ++id) WriteNeighbors(w, lists[id]);
+    split_format::Close(file);
+    files.push_back(std::move(file));
+  }
+  return files;
+}
+
 }  // namespace
 
 SplitFiles SplitCollection(const Collection& c, const SplitOptions& options) {
   if (c.size() == 0) throw Error(ErrorCode::kInvalidArgument, "collection '" + c.name() + "' has no passages to split");
-  if (options.pages_per_term == 0 || options.term_fragment_bytes == 0) throw Error(ErrorCode::kInvalidArgument, "bad split options");
+  if (options.pages_per_term == 0 || options.term_fragment_bytes == 0 || options.match_fragment_pieces == 0 ||
+      options.match_neighbors > split_format::kMaxNeighbors) throw Error(ErrorCode::kInvalidArgument, "bad split options");
   const std::vector<std::vector<uint32_t>> pages = LivePages(c);
   std::vector<uint32_t> page_of_label(c.slots(), UINT32_MAX);  // past every page: removed passages
   for (uint32_t p = 0; p < pages.size(); ++p) {
@@ -185,6 +226,7 @@ SplitFiles SplitCollection(const Collection& c, const SplitOptions& options) {
   const std::vector<TermRecord> records = TermRecords(c, page_of_label, pages.size(), options.pages_per_term, most);
   out.terms = TermFragments(records, most, options.term_fragment_bytes, first_terms);
   out.pages = PageFragments(c, pages, options.page_fragment_bytes, first_pages);
+  out.matches = MatchFragments(c, options);
 
   split_format::Open(out.entry, kEntryMagic);
   ByteWriter w(out.entry);
@@ -207,6 +249,7 @@ SplitFiles SplitCollection(const Collection& c, const SplitOptions& options) {
     for (size_t b = 0; b < 8 && i + b < known.size(); ++b) bits |= static_cast<uint8_t>((known[i + b] ? 1 : 0) << b);
     w.u8(bits);
   }
+  w.u32(out.matches.empty() ? 0 : static_cast<uint32_t>(options.match_fragment_pieces));
   w.u64(first_terms.size());
   for (const std::string& t : first_terms) w.str(t);
   w.u64(first_pages.size());

@@ -10,13 +10,19 @@
 //   entry          "VESPERIX" u32 version, u64 bytes; the collection's meta
 //                  section; passages, their words, pages; languages; mean
 //                  vector; the model pieces some passage holds (bits); the
-//                  first term of each term fragment; the first page of each
+//                  pieces per match fragment (0: none); the first term of each term fragment; the first page of each
 //                  page fragment; u32 crc32 of all before it
 //   term fragment  "VESPERTF" u32 version, u32 fragment, u32 terms; per term
 //                  its key, passages and pages holding it, and the pages it
 //                  weighs most in (page gap, weight as a byte); u32 crc32
 //   page fragment  a pack (core/collection/pack.h) of consecutive pages'
 //                  passages, int8 vectors, no bm25 section
+//   match fragment "VESPERMF" u32 version, u64 bytes, u32 fragment; per
+//                  piece of its id range: floor (byte), neighbour count,
+//                  per neighbour id gap and cosine (byte); u32 crc32. Piece
+//                  matching's neighbour lists (core/search/piece_neighbors.h),
+//                  so that a page needs the model rows of its queries'
+//                  pieces only, not those of every fetched passage's
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -31,7 +37,7 @@
 
 namespace vesper {
 
-inline constexpr uint32_t kSplitVersion = 1;
+inline constexpr uint32_t kSplitVersion = 2;
 
 struct SplitOptions {
   // A term fragment is closed past this many bytes: a query reads one per
@@ -44,12 +50,19 @@ struct SplitOptions {
   // for 45% of fresh pages at a cap of 128, 58% with full lists; the cap
   // keeps a huge site's commonest words bounded).
   size_t pages_per_term = 4096;
+  // Piece matching's neighbour lists: each piece's nearest this many among
+  // the corpus's (at most 255); 0 writes none, and a page then needs the
+  // model rows of every fetched passage's pieces (on a large site, most of
+  // the table). Served by consecutive piece ids, this many per fragment.
+  size_t match_neighbors = 16;
+  size_t match_fragment_pieces = 64;
 };
 
 struct SplitFiles {
   Bytes entry;
   std::vector<Bytes> terms;  // part "t<i>"
   std::vector<Bytes> pages;  // part "p<i>"
+  std::vector<Bytes> matches;  // part "m<i>"
 };
 
 // Throws kInvalidArgument for a collection without live passages.
@@ -73,16 +86,19 @@ class SplitIndex {
   size_t passages() const { return corpus_->passages.docs; }
   size_t term_fragments() const { return first_terms_.size(); }
   size_t page_fragments() const { return first_pages_.empty() ? 0 : first_pages_.size() - 1; }
+  size_t match_fragments() const { return matches_loaded_.size(); }
 
   // A term fragment's bytes (validated; kCorruptData). Adding one twice is harmless.
   void AddTerms(uint32_t fragment, const uint8_t* data, size_t size);
   // A page fragment's passages, into a collection MakeCollection made
   // (kModelMismatch for another model's pack). Adding one twice is harmless.
   void AddPages(uint32_t fragment, const uint8_t* data, size_t size, Collection& into);
+  // A match fragment's neighbour lists (validated; kCorruptData).
+  void AddMatches(uint32_t fragment, const uint8_t* data, size_t size);
 
   // The parts a query still needs before `into` ranks it as the whole pack
-  // would: "t<i>" term fragments first (the pages come from them), then
-  // "p<i>" page fragments; empty when none. May throw MissingShards (the
+  // would: "t<i>" term fragments and "m<i>" match fragments first (the
+  // pages come from the terms), then "p<i>" page fragments; empty when none. May throw MissingShards (the
   // lexicon's, for the query's translation).
   std::vector<std::string> Missing(std::string_view query, const Collection& into,
                                    size_t candidate_pages = kSplitCandidatePages) const;
@@ -108,7 +124,10 @@ class SplitIndex {
   std::vector<std::string> first_terms_;  // per term fragment
   std::vector<uint32_t> first_pages_;     // per page fragment, then the page count
   std::unordered_map<std::string, Term> terms_;
-  std::vector<uint8_t> terms_loaded_, pages_loaded_;
+  std::vector<uint8_t> terms_loaded_, pages_loaded_, matches_loaded_;
+  uint32_t match_pieces_ = 0;  // pieces per match fragment; 0: none
+  std::shared_ptr<PieceNeighbors> neighbors_;  // the corpus view's, filled as match fragments arrive
+  void MissingMatches(std::string_view query, const Collection& into, std::vector<std::string>& missing) const;
 };
 
 }  // namespace vesper

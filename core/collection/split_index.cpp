@@ -13,7 +13,10 @@
 namespace vesper {
 namespace {
 
+using split_format::kCosineScale;
 using split_format::kEntryMagic;
+using split_format::kMatchMagic;
+using split_format::kMaxNeighbors;
 using split_format::kTermsMagic;
 using split_format::kTranslatedShare;
 constexpr size_t kMaxLanguages = 64;
@@ -64,6 +67,14 @@ SplitIndex SplitIndex::Load(const uint8_t* data, size_t size) {
   if (dims != 0 && dims != s.model_.dims) r.fail("mean vector of other dimensions than the model's");
   for (uint64_t d = 0; d < dims; ++d) c.centroid.push_back(r.f32());
   ReadKnownPieces(r, c);
+  s.match_pieces_ = r.u32();
+  if (s.match_pieces_ != 0) {
+    const size_t vocab = c.known_pieces.size();
+    if (vocab == 0 || s.match_pieces_ > vocab) r.fail("match fragments without pieces");
+    s.neighbors_ = std::make_shared<PieceNeighbors>(c.known_pieces);
+    c.neighbors = s.neighbors_;
+    s.matches_loaded_.assign((vocab + s.match_pieces_ - 1) / s.match_pieces_, 0);
+  }
   ReadStrings(r, SIZE_MAX, s.first_terms_);
   if (s.first_terms_.empty() || !s.first_terms_[0].empty()) r.fail("term fragments must start at the first term");
   for (size_t i = 1; i < s.first_terms_.size(); ++i) {
@@ -149,6 +160,39 @@ void SplitIndex::AddPages(uint32_t fragment, const uint8_t* data, size_t size, C
   pages_loaded_[fragment] = 1;
 }
 
+namespace {
+
+PieceNeighborList ReadNeighbors(ByteReader& r, const PieceNeighbors& neighbors) {
+  PieceNeighborList list;
+  list.floor = r.u8() / kCosineScale;
+  const uint32_t n = r.varint();
+  if (n > kMaxNeighbors || n > r.remaining()) r.fail("too many neighbours");
+  uint64_t next = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint64_t id = next + r.varint();
+    if (id >= neighbors.vocab() || !neighbors.Known(static_cast<int32_t>(id))) r.fail("a neighbour outside the corpus's pieces");
+    list.nearest.push_back({static_cast<int32_t>(id), r.u8() / kCosineScale});
+    next = id + 1;
+  }
+  return list;
+}
+
+}  // namespace
+
+void SplitIndex::AddMatches(uint32_t fragment, const uint8_t* data, size_t size) {
+  const std::string what = "split index match fragment " + std::to_string(fragment);
+  if (fragment >= matches_loaded_.size()) throw Error(ErrorCode::kNotFound, "no match fragment " + std::to_string(fragment));
+  ByteReader r = split_format::Check(data, size, kMatchMagic, what);
+  if (r.u32() != fragment) r.fail("it is another fragment");
+  const size_t first = static_cast<size_t>(fragment) * match_pieces_;
+  const size_t end = std::min(neighbors_->vocab(), first + match_pieces_);
+  std::vector<PieceNeighborList> lists;
+  for (size_t id = first; id < end; ++id) lists.push_back(ReadNeighbors(r, *neighbors_));
+  if (r.remaining() != 0) r.fail("trailing bytes");
+  for (size_t id = first; id < end; ++id) neighbors_->Set(static_cast<int32_t>(id), std::move(lists[id - first]));
+  matches_loaded_[fragment] = 1;
+}
+
 size_t SplitIndex::TermFragmentOf(const std::string& term) const {
   return static_cast<size_t>(std::upper_bound(first_terms_.begin(), first_terms_.end(), term) - first_terms_.begin()) - 1;
 }
@@ -171,6 +215,26 @@ std::vector<std::string> KeysOf(std::string_view text) {
 }
 
 }  // namespace
+
+// The match fragments of the query's pieces and of its translation's (what
+// piece matching and the vocabulary coverage read), not loaded yet.
+void SplitIndex::MissingMatches(std::string_view query, const Collection& into, std::vector<std::string>& missing) const {
+  const Tokenizer* tokenizer = into.piece_tokenizer();
+  if (!neighbors_ || !tokenizer) return;
+  std::vector<int32_t> ids, more;
+  tokenizer->EncodeIds(query, ids);
+  tokenizer->EncodeIds(Collection::TranslationText(into.QueryTranslations(query, DetectLanguage(query))), more);
+  ids.insert(ids.end(), more.begin(), more.end());
+  std::vector<size_t> fragments;
+  for (int32_t id : ids) {
+    if (id < 0 || static_cast<size_t>(id) >= neighbors_->vocab()) continue;
+    const size_t f = static_cast<size_t>(id) / match_pieces_;
+    if (!matches_loaded_[f]) fragments.push_back(f);
+  }
+  std::sort(fragments.begin(), fragments.end());
+  fragments.erase(std::unique(fragments.begin(), fragments.end()), fragments.end());
+  for (size_t f : fragments) missing.push_back("m" + std::to_string(f));
+}
 
 SplitIndex::QueryWords SplitIndex::WordsOf(std::string_view query, const Collection& into) const {
   QueryWords words;
@@ -240,6 +304,7 @@ std::vector<std::string> SplitIndex::Missing(std::string_view query, const Colle
   terms.erase(std::unique(terms.begin(), terms.end()), terms.end());
   std::vector<std::string> missing;
   for (size_t f : terms) missing.push_back("t" + std::to_string(f));
+  MissingMatches(query, into, missing);
   if (!missing.empty()) return missing;
   std::vector<size_t> pages;
   for (uint32_t page : CandidatePages(words, candidate_pages)) {

@@ -4,11 +4,39 @@
 #include <cmath>
 
 #include "core/index/dot.h"
+#include "core/util/error.h"
 
 namespace vesper {
 
 PieceMatcher::PieceMatcher(std::shared_ptr<const StaticModel> model) : model_(std::move(model)) {
   q_row_.resize(model_->dims());
+}
+
+PieceMatcher::PieceMatcher(std::shared_ptr<const StaticModel> model, std::shared_ptr<const PieceNeighbors> neighbors)
+    : PieceMatcher(std::move(model)) {
+  if (neighbors && neighbors->vocab() != model_->vocab()) {
+    throw Error(ErrorCode::kModelMismatch, "piece neighbours of another vocabulary than the model's");
+  }
+  neighbors_ = std::move(neighbors);
+}
+
+const PieceNeighborList& PieceMatcher::ListOf(int32_t q) const {
+  if (!neighbors_->Loaded(q)) {
+    throw Error(ErrorCode::kInvalidArgument, "piece matching: the neighbours of piece " + std::to_string(q) + " are not loaded");
+  }
+  return neighbors_->Of(q);
+}
+
+std::vector<int32_t> PieceMatcher::PassagePieces(const int32_t* ids, size_t n) const {
+  if (!neighbors_) return Distinct(ids, n);
+  std::vector<int32_t> out;
+  out.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (ids[i] >= 0 && static_cast<size_t>(ids[i]) < vocab() && neighbors_->Known(ids[i])) out.push_back(ids[i]);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 std::vector<int32_t> PieceMatcher::Distinct(const int32_t* ids, size_t n) const {
@@ -24,6 +52,16 @@ std::vector<int32_t> PieceMatcher::Distinct(const int32_t* ids, size_t n) const 
 }
 
 float PieceMatcher::Best(int32_t q, const std::vector<int32_t>& passage) const {
+  if (neighbors_) {
+    // The best listed neighbour the (sorted) passage holds, else the floor.
+    const PieceNeighborList& list = ListOf(q);
+    if (passage.empty()) return 0.f;
+    float best = list.floor;
+    for (const PieceNeighbor& nb : list.nearest) {
+      if (std::binary_search(passage.begin(), passage.end(), nb.id)) best = std::max(best, nb.cosine);
+    }
+    return best;
+  }
   model_->Row(q, q_row_.data());
   float best = 0.f;
   for (int32_t p : passage) best = std::max(best, model_->RowDot(q_row_.data(), p) / model_->Norm(p));
@@ -33,6 +71,10 @@ float PieceMatcher::Best(int32_t q, const std::vector<int32_t>& passage) const {
 void PieceMatcher::PrepareQuery(const std::vector<int32_t>& query) const {
   if (query == cached_query_ && generation_ != 0) return;
   cached_query_ = query;
+  if (neighbors_) {
+    PrepareNeighbors(query);
+    return;
+  }
   const size_t dims = model_->dims();
   query_rows_.resize(query.size() * dims);
   for (size_t i = 0; i < query.size(); ++i) model_->Row(query[i], query_rows_.data() + i * dims);
@@ -41,8 +83,34 @@ void PieceMatcher::PrepareQuery(const std::vector<int32_t>& query) const {
   cosines_.clear();
 }
 
+// With neighbour lists every cosine is known before the passages are: a run
+// of floors at slot 0 serves every piece no query piece lists, and each
+// listed piece gets a run of its own.
+void PieceMatcher::PrepareNeighbors(const std::vector<int32_t>& query) const {
+  if (stamp_.empty()) stamp_.assign(vocab(), 0), slot_.assign(vocab(), 0);
+  if (++generation_ == 0) std::fill(stamp_.begin(), stamp_.end(), 0), generation_ = 1;
+  const size_t n = query.size();
+  // Kept as Score reads the rows' runs: cosine times the query piece's norm.
+  floors_.clear();
+  for (int32_t q : query) floors_.push_back(ListOf(q).floor * model_->Norm(q));
+  cosines_.assign(floors_.begin(), floors_.end());
+  auto set = [&](int32_t piece, size_t i, float cosine) {
+    if (stamp_[piece] != generation_) {
+      stamp_[piece] = generation_;
+      slot_[piece] = static_cast<uint32_t>(cosines_.size());
+      cosines_.insert(cosines_.end(), floors_.begin(), floors_.end());
+    }
+    cosines_[slot_[piece] + i] = cosine;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    for (const PieceNeighbor& nb : ListOf(query[i]).nearest) set(nb.id, i, nb.cosine * model_->Norm(query[i]));
+  }
+  for (size_t i = 0; i < n; ++i) set(query[i], i, model_->Norm(query[i]));  // a piece matches itself fully, listed or not
+}
+
 const float* PieceMatcher::CosinesOf(int32_t piece) const {
   const size_t n = cached_query_.size();
+  if (neighbors_) return cosines_.data() + (stamp_[piece] == generation_ ? slot_[piece] : 0);
   if (stamp_[piece] != generation_) {
     stamp_[piece] = generation_;
     slot_[piece] = static_cast<uint32_t>(cosines_.size());
@@ -77,12 +145,19 @@ float PieceMatcher::Coverage(const std::vector<int32_t>& query, const std::vecto
   return den > 0.0 ? static_cast<float>(covered / den) : 0.f;
 }
 
+float PieceMatcher::NearestKnown(int32_t q) const {
+  float best = 0.f;
+  for (const PieceNeighbor& nb : ListOf(q).nearest) best = std::max(best, nb.cosine);
+  return best;
+}
+
 float PieceMatcher::VocabularyCoverage(const std::vector<int32_t>& query, const std::vector<uint8_t>& known,
                                        const std::vector<int32_t>& pieces) const {
   double num = 0.0, den = 0.0;
   for (int32_t q : query) {
-    // A piece the collection holds matches itself; only the others need the scan.
-    float best = static_cast<size_t>(q) < known.size() && known[q] ? 1.f : Best(q, pieces);
+    // A piece the collection holds matches itself; only the others need the
+    // scan (with neighbour lists, of known pieces: the nearest is the best).
+    float best = static_cast<size_t>(q) < known.size() && known[q] ? 1.f : neighbors_ ? NearestKnown(q) : Best(q, pieces);
     num += static_cast<double>(best) * model_->Norm(q);
     den += model_->Norm(q);
   }

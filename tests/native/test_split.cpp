@@ -1,9 +1,11 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <set>
 
 #include "core/collection/pack.h"
 #include "core/collection/split.h"
+#include "core/embed/static_model.h"
 #include "core/util/error.h"
 #include "fake_embedder.h"
 #include "helpers.h"
@@ -46,6 +48,7 @@ void Fetch(Loaded& l, const SplitFiles& files, const std::string& query) {
     for (const std::string& name : missing) {
       const uint32_t i = static_cast<uint32_t>(std::stoul(name.substr(1)));
       if (name[0] == 't') l.index.AddTerms(i, files.terms[i].data(), files.terms[i].size());
+      else if (name[0] == 'm') l.index.AddMatches(i, files.matches[i].data(), files.matches[i].size());
       else l.index.AddPages(i, files.pages[i].data(), files.pages[i].size(), l.part);
       l.fetched.insert(name);
     }
@@ -166,4 +169,128 @@ TEST_CASE("a split index refuses damaged or foreign parts", "[split]") {
   Collection stranger("site", test::FakeModel(kDims));
   CHECK(code([&] { l.index.AddPages(0, files.pages[0].data(), files.pages[0].size(), stranger); }) == ErrorCode::kInvalidArgument);
   CHECK(code([&] { SplitCollection(Collection("empty", test::FakeModel(kDims))); }) == ErrorCode::kInvalidArgument);
+}
+
+namespace {
+
+// Piece matching with the default model: its tokenizer and whole table.
+struct Matched {
+  std::shared_ptr<const Tokenizer> tok;
+  std::shared_ptr<StaticModel> full;
+  ModelInfo info;
+  std::vector<float> Embed(const StaticModel& m, const std::string& text) const {
+    std::vector<int32_t> ids = tok->Encode(text).ids;
+    std::vector<float> v(m.dims());
+    m.Embed(ids.data(), ids.size(), v.data());
+    return v;
+  }
+};
+
+Matched DefaultModel() {
+  const std::string dir = std::string(VESPER_MODELS_DIR) + "/default/";
+  SpecialTokenPolicy policy;
+  policy.add_bos = policy.add_eos = false;
+  Matched m{Tokenizer::FromBytes(test::ReadFile(dir + "tokenizer.model"), policy),
+            StaticModel::FromBytes(test::ReadFile(dir + "model.vtab")), {}};
+  m.info.id = "vesper-default";
+  m.info.dims = static_cast<uint32_t>(m.full->dims());
+  return m;
+}
+
+// The first `per_seed` passages of each seed, one page per passage.
+Collection MatchedSite(const Matched& m, size_t per_seed) {
+  Collection c("site", m.info);
+  c.EnablePieceMatch(std::make_shared<PieceMatcher>(m.full), m.tok);
+  for (const auto& seed : test::Seeds()) {
+    std::vector<Chunk> chunks = ChunkDocument(seed.name, seed.text);
+    chunks.resize(std::min(chunks.size(), per_seed));
+    std::vector<float> vectors;
+    for (size_t i = 0; i < chunks.size(); ++i) {
+      chunks[i].source = seed.name + "/" + std::to_string(i);
+      auto v = m.Embed(*m.full, chunks[i].text);
+      vectors.insert(vectors.end(), v.begin(), v.end());
+    }
+    c.Add(std::move(chunks), vectors.data(), vectors.size() / m.full->dims());
+  }
+  return c;
+}
+
+// Every part of a split, into a collection matching with `model`.
+Loaded OpenWhole(const SplitFiles& files, const Matched& m, std::shared_ptr<StaticModel> model) {
+  Loaded l = Open(files);
+  l.part.EnablePieceMatch(std::make_shared<PieceMatcher>(std::move(model)), m.tok);
+  for (uint32_t i = 0; i < files.terms.size(); ++i) l.index.AddTerms(i, files.terms[i].data(), files.terms[i].size());
+  for (uint32_t i = 0; i < files.matches.size(); ++i) l.index.AddMatches(i, files.matches[i].data(), files.matches[i].size());
+  for (uint32_t i = 0; i < files.pages.size(); ++i) l.index.AddPages(i, files.pages[i].data(), files.pages[i].size(), l.part);
+  return l;
+}
+
+}  // namespace
+
+TEST_CASE("a split's neighbour lists score piece matching as the rows do, with no passage's rows", "[split]") {
+  const Matched m = DefaultModel();
+  const Collection whole = MatchedSite(m, 1);
+  SplitOptions o;
+  o.match_neighbors = 255;  // more than the corpus's pieces: every cosine is listed, none assumed
+  o.match_fragment_pieces = 4096;
+  REQUIRE(std::count(whole.KnownPieces().begin(), whole.KnownPieces().end(), 1) <= 255);
+  const SplitFiles files = SplitCollection(whole, o);
+  REQUIRE(files.matches.size() == (m.full->vocab() + 4095) / 4096);
+  // A page's model holds no row at all: passages are added and matched without any.
+  std::shared_ptr<StaticModel> sparse = StaticModel::Sparse(static_cast<uint32_t>(m.full->vocab()), static_cast<uint32_t>(m.full->dims()));
+  Loaded l = OpenWhole(files, m, sparse);
+  REQUIRE(l.part.size() == whole.size());
+  CHECK(sparse->held() == 0);
+  for (const std::string& q : kQueries) {
+    INFO(q);
+    // The query's own rows are all it needs (to embed it and weigh its pieces).
+    std::vector<int32_t> ids = m.tok->Encode(q).ids;
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    const std::vector<uint8_t> rows = m.full->RowSet(ids);
+    sparse->AddRows(std::string_view(reinterpret_cast<const char*>(rows.data()), rows.size()));
+    SearchOptions opt;
+    opt.threshold = -1.f;
+    const auto a = whole.Search(q, m.Embed(*m.full, q).data(), m.full->dims(), opt);
+    const auto b = l.part.Search(q, m.Embed(*sparse, q).data(), m.full->dims(), opt);
+    REQUIRE(a.size() == b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i].match_score < 0.f) continue;
+      // Cosines as bytes: within a rounding step of the rows' own.
+      const auto same = std::find_if(b.begin(), b.end(), [&](const SearchResult& r) { return l.part.chunk(r.label).id == whole.chunk(a[i].label).id; });
+      REQUIRE(same != b.end());
+      CHECK(same->match_score == Approx(a[i].match_score).margin(2.5f / 255.f));
+    }
+    CHECK(whole.chunk(a[0].label).id == l.part.chunk(b[0].label).id);
+  }
+}
+
+TEST_CASE("a query fetches the neighbour lists of its own pieces and ranks near the whole", "[split]") {
+  const Matched m = DefaultModel();
+  const Collection whole = MatchedSite(m, 8);
+  const SplitFiles files = SplitCollection(whole, SmallParts());  // 16 neighbours, 64 pieces a fragment
+  REQUIRE(files.matches.size() == (m.full->vocab() + 63) / 64);
+  Loaded l = Open(files);
+  l.part.EnablePieceMatch(std::make_shared<PieceMatcher>(m.full), m.tok);
+  for (const std::string& q : kQueries) {
+    INFO(q);
+    Fetch(l, files, q);
+    SearchOptions opt;
+    opt.threshold = -1.f;
+    const auto h = whole.Search(q, m.Embed(*m.full, q).data(), m.full->dims(), opt);
+    const auto k = l.part.Search(q, m.Embed(*m.full, q).data(), m.full->dims(), opt);
+    REQUIRE(!k.empty());
+    std::set<std::string> top;
+    for (size_t i = 0; i < 5 && i < h.size(); ++i) top.insert(whole.chunk(h[i].label).id);
+    CHECK(top.count(l.part.chunk(k[0].label).id));
+  }
+  size_t matches = 0;
+  for (const std::string& name : l.fetched) matches += name[0] == 'm';
+  CHECK(matches > 0);
+  CHECK(matches < files.matches.size() / 10);
+  // A fragment's lists are checked: offered as another, or damaged.
+  CHECK_THROWS_AS(l.index.AddMatches(1, files.matches[2].data(), files.matches[2].size()), Error);
+  Bytes damaged = files.matches[0];
+  damaged[30] ^= 1;
+  CHECK_THROWS_AS(l.index.AddMatches(0, damaged.data(), damaged.size()), Error);
 }

@@ -33,8 +33,8 @@ const USAGE = `usage: vesper <command> [options]
                                               the persona answers from the pack, citing its passages
   persona FILE.json [--json]                  validate a persona file and describe it
   inspect FILE.pack|DIR [--json]              validate a pack (or every part of a split folder) and describe it
-  split FILE.pack --out DIR [--db NAME]       a pack cut into parts a static site serves (an entry, term and page
-                                              fragments): a page fetches per query only the parts it needs;
+  split FILE.pack --out DIR [--db NAME]       a pack cut into parts a static site serves (an entry, term, page and
+                                              match fragments): a page fetches per query only the parts it needs;
                                               search and ask take DIR as they take a pack
   export FILE.pack --to pgvector|qdrant|lancedb [--db NAME] [--table NAME] [--out PATH]
                                               a database's passages and vectors for a real vector database: pgvector
@@ -306,12 +306,14 @@ async function splitCommand(argv) {
   const sum = (prefix) => files.filter((f) => f.path.startsWith(prefix)).reduce((n, f) => n + f.bytes.length, 0);
   const count = (prefix) => files.filter((f) => f.path.startsWith(prefix)).length;
   process.stdout.write(`${printableLine(options.out)}: '${printableLine(name)}' as an entry of ${kb(files[0].bytes.length)}, ` +
-    `${count('terms/')} term fragments (${kb(sum('terms/'))}) and ${count('pages/')} page fragments (${kb(sum('pages/'))})\n`);
+    `${count('terms/')} term fragments (${kb(sum('terms/'))}), ${count('pages/')} page fragments (${kb(sum('pages/'))}) ` +
+    `and ${count('matches/')} match fragments (${kb(sum('matches/'))})\n`);
   return 0;
 }
 
 // Every part of a split folder read and checked as a page would read it
-// (each term fragment, each page fragment into one collection); its shape.
+// (each term fragment, each page fragment into one collection, each match
+// fragment); its shape.
 function inspectSplit(core, dir) {
   const index = core.splitIndex(readFileSync(join(dir, SPLIT_ENTRY)));
   const db = index.makeCollection();
@@ -327,8 +329,9 @@ function inspectSplit(core, dir) {
     };
     const terms = part('t', index.termFragments, (i, data) => index.addTerms(i, data));
     const pages = part('p', index.pageFragments, (i, data) => index.addPages(i, data, db));
+    const matches = part('m', index.matchFragments, (i, data) => index.addMatches(i, data));
     return {
-      entryBytes: statSync(join(dir, SPLIT_ENTRY)).size, terms, pages,
+      entryBytes: statSync(join(dir, SPLIT_ENTRY)).size, terms, pages, matches,
       collection: { name: db.name, model: db.model, passages: index.passages, held: db.size },
     };
   } finally {
@@ -351,7 +354,8 @@ async function inspect(argv) {
     const model = c.model ? `${printableLine(c.model.id)}, ${c.model.dims} dims` : 'lexical only';
     process.stdout.write(`${printableLine(positionals[0])}: vesper split index, every part checked\n` +
       `  ${printableLine(c.name)}: ${c.passages} chunks (${model})\n    entry    ${info.entryBytes} bytes\n` +
-      `    terms    ${info.terms.count} fragments, ${info.terms.bytes} bytes\n    pages    ${info.pages.count} fragments, ${info.pages.bytes} bytes\n`);
+      `    terms    ${info.terms.count} fragments, ${info.terms.bytes} bytes\n    pages    ${info.pages.count} fragments, ${info.pages.bytes} bytes\n` +
+      `    matches  ${info.matches.count} fragments, ${info.matches.bytes} bytes\n`);
     return 0;
   }
   const info = core.inspectPack(readFileSync(positionals[0]));

@@ -1,28 +1,33 @@
 // A knowledge base a static site serves in parts (core/collection/split.h),
 // for sites too large to load whole: `vesper split` writes an entry
-// (index.vsx: the corpus's counts and where each part lies), term fragments
-// and page fragments. A page downloads the entry, then per query the parts
-// the core names as missing: the term fragments of its words and their
-// translations, then the pages those words weigh most in. The collection it
+// (index.vsx: the corpus's counts and where each part lies), term, page and
+// match fragments. A page downloads the entry, then per query the parts the
+// core names as missing: the term fragments of its words and their
+// translations and the neighbour lists of its model pieces (piece matching
+// without the rows of every fetched passage's pieces), then the pages those
+// words weigh most in. The collection it
 // searches holds only the pages fetched so far and ranks them with the whole
 // corpus's statistics; the engine calls db.prepare(text) before each query.
 import { VesperError } from './errors.mjs';
 import { pooled } from './on-demand.mjs';
 
 export const SPLIT_ENTRY = 'index.vsx';
-export const partPath = (name) => (name[0] === 't' ? `terms/${name.slice(1)}.vst` : `pages/${name.slice(1)}.vpk`);
+const PART_PATHS = { t: (i) => `terms/${i}.vst`, p: (i) => `pages/${i}.vpk`, m: (i) => `matches/${i}.vsm` };
+export const partPath = (name) => PART_PATHS[name[0]](name.slice(1));
 const FETCHES_AT_ONCE = 16;  // as on-demand.mjs: a browser queues past its own limit per host
 // Term fragments, then pages: two rounds. More is a bug.
 const MAX_ROUNDS = 4;
 
 // A collection's split files: [{ path, bytes }], the entry first.
-// options: { termFragmentBytes, pageFragmentBytes, pagesPerTerm } (core/collection/split.h).
+// options: { termFragmentBytes, pageFragmentBytes, pagesPerTerm, matchNeighbors,
+// matchFragmentPieces } (core/collection/split.h).
 export function splitFiles(core, db, options = {}) {
   const parts = core.splitCollection(db, options);
   return [
     { path: SPLIT_ENTRY, bytes: parts.entry },
     ...parts.terms.map((bytes, i) => ({ path: partPath(`t${i}`), bytes })),
     ...parts.pages.map((bytes, i) => ({ path: partPath(`p${i}`), bytes })),
+    ...parts.matches.map((bytes, i) => ({ path: partPath(`m${i}`), bytes })),
   ];
 }
 
@@ -52,6 +57,7 @@ export async function openSplit(core, readFile, { pages = null } = {}) {
   const add = (name) => {
     const bytes = fetched.get(name);
     if (name[0] === 't') index.addTerms(Number(name.slice(1)), bytes);
+    else if (name[0] === 'm') index.addMatches(Number(name.slice(1)), bytes);
     else index.addPages(Number(name.slice(1)), bytes, db);
     fetched.delete(name);
   };
