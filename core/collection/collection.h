@@ -213,8 +213,6 @@ class Collection {
   const std::vector<uint8_t>& KnownPieces() const { return known_pieces_; }
   // Piece matching's matcher; null when it is not enabled.
   const PieceMatcher* piece_matcher() const { return matcher_.get(); }
-  // The mean count of distinct pieces a live passage holds (at least 1).
-  size_t MeanPassagePieces() const;
 
   // How this collection decides whether a query is answerable: the model's
   // calibration (set by the client from the manifest), else a cosine bar.

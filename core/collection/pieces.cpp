@@ -136,14 +136,6 @@ float Collection::PieceSimilarity(std::string_view query, std::string_view text)
   return matcher_->Score(q, matcher_->PassagePieces(ids.data(), ids.size()));
 }
 
-size_t Collection::MeanPassagePieces() const {
-  size_t total = 0, passages = 0;
-  for (uint32_t label = 0; label < chunks_.size() && label < pieces_.size(); ++label) {
-    if (alive_[label]) total += pieces_[label].size(), ++passages;
-  }
-  return passages ? std::max<size_t>(1, total / passages) : 1;
-}
-
 // The collection's vocabulary grows with what is added (a removed chunk's
 // pieces stay known: harmless for a coverage estimate).
 void Collection::AddKnownPieces(uint32_t label) {

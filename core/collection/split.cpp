@@ -173,7 +173,7 @@ std::vector<Bytes> PageFragments(const Collection& c, const std::vector<std::vec
 uint8_t CosineByte(float cosine) { return static_cast<uint8_t>(std::lround(kCosineScale * std::clamp(cosine, 0.f, 1.f))); }
 
 void WriteNeighbors(ByteWriter& w, const PieceNeighborList& list) {
-  w.u8(CosineByte(list.floor));
+  for (float f : list.floors) w.u8(CosineByte(f));
   w.varint(static_cast<uint32_t>(list.nearest.size()));
   uint32_t next = 0;
   for (const PieceNeighbor& n : list.nearest) {
@@ -193,7 +193,7 @@ std::vector<Bytes> MatchFragments(const Collection& c, const SplitOptions& optio
   for (size_t id = 0; id < known.size(); ++id) {
     if (known[id]) ids.push_back(static_cast<int32_t>(id));
   }
-  const std::vector<PieceNeighborList> lists = NearestPieces(matcher->model(), ids, options.match_neighbors, c.MeanPassagePieces());
+  const std::vector<PieceNeighborList> lists = NearestPieces(matcher->model(), ids, options.match_neighbors);
   std::vector<Bytes> files;
   for (size_t first = 0; first < lists.size(); first += options.match_fragment_pieces) {
     Bytes file;

@@ -18,7 +18,7 @@
 //   page fragment  a pack (core/collection/pack.h) of consecutive pages'
 //                  passages, int8 vectors, no bm25 section
 //   match fragment "VESPERMF" u32 version, u64 bytes, u32 fragment; per
-//                  piece of its id range: floor (byte), neighbour count,
+//                  piece of its id range: floors (kFloorSizes bytes), neighbour count,
 //                  per neighbour id gap and cosine (byte); u32 crc32. Piece
 //                  matching's neighbour lists (core/search/piece_neighbors.h),
 //                  so that a page needs the model rows of its queries'

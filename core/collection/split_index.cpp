@@ -164,7 +164,7 @@ namespace {
 
 PieceNeighborList ReadNeighbors(ByteReader& r, const PieceNeighbors& neighbors) {
   PieceNeighborList list;
-  list.floor = r.u8() / kCosineScale;
+  for (float& f : list.floors) f = r.u8() / kCosineScale;
   const uint32_t n = r.varint();
   if (n > kMaxNeighbors || n > r.remaining()) r.fail("too many neighbours");
   uint64_t next = 0;

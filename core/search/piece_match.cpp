@@ -56,7 +56,7 @@ float PieceMatcher::Best(int32_t q, const std::vector<int32_t>& passage) const {
     // The best listed neighbour the (sorted) passage holds, else the floor.
     const PieceNeighborList& list = ListOf(q);
     if (passage.empty()) return 0.f;
-    float best = list.floor;
+    float best = list.Floor(passage.size());
     for (const PieceNeighbor& nb : list.nearest) {
       if (std::binary_search(passage.begin(), passage.end(), nb.id)) best = std::max(best, nb.cosine);
     }
@@ -84,21 +84,20 @@ void PieceMatcher::PrepareQuery(const std::vector<int32_t>& query) const {
 }
 
 // With neighbour lists every cosine is known before the passages are: a run
-// of floors at slot 0 serves every piece no query piece lists, and each
-// listed piece gets a run of its own.
+// of zeros at slot 0 serves every piece no query piece lists (Score starts
+// each query piece at its floor for the passage's size), and each listed
+// piece gets a run of its own, kept as Score reads the rows' runs: cosine
+// times the query piece's norm.
 void PieceMatcher::PrepareNeighbors(const std::vector<int32_t>& query) const {
   if (stamp_.empty()) stamp_.assign(vocab(), 0), slot_.assign(vocab(), 0);
   if (++generation_ == 0) std::fill(stamp_.begin(), stamp_.end(), 0), generation_ = 1;
   const size_t n = query.size();
-  // Kept as Score reads the rows' runs: cosine times the query piece's norm.
-  floors_.clear();
-  for (int32_t q : query) floors_.push_back(ListOf(q).floor * model_->Norm(q));
-  cosines_.assign(floors_.begin(), floors_.end());
+  cosines_.assign(n, 0.f);
   auto set = [&](int32_t piece, size_t i, float cosine) {
     if (stamp_[piece] != generation_) {
       stamp_[piece] = generation_;
       slot_[piece] = static_cast<uint32_t>(cosines_.size());
-      cosines_.insert(cosines_.end(), floors_.begin(), floors_.end());
+      cosines_.resize(cosines_.size() + n, 0.f);
     }
     cosines_[slot_[piece] + i] = cosine;
   };
@@ -123,6 +122,9 @@ float PieceMatcher::Score(const std::vector<int32_t>& query, const std::vector<i
   if (query.empty() || passage.empty()) return 0.f;
   PrepareQuery(query);
   best_.assign(query.size(), 0.f);
+  if (neighbors_) {
+    for (size_t i = 0; i < query.size(); ++i) best_[i] = ListOf(query[i]).Floor(passage.size()) * model_->Norm(query[i]);
+  }
   for (int32_t p : passage) {
     const float* cosines = CosinesOf(p);
     for (size_t i = 0; i < query.size(); ++i) best_[i] = std::max(best_[i], cosines[i]);

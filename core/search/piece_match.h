@@ -70,7 +70,6 @@ class PieceMatcher {
   mutable std::vector<uint32_t> stamp_, slot_;  // per vocabulary piece: the query generation it was computed in, where
   mutable std::vector<float> cosines_;          // query-size runs of cosines, one per passage piece seen
   mutable uint32_t generation_ = 0;
-  mutable std::vector<float> floors_;           // with neighbour lists: per query piece, its floor (scratch)
   mutable std::vector<float> best_;             // per query piece: its best cosine in the passage scored (scratch)
 };
 

@@ -29,7 +29,7 @@ std::vector<float> UnitRows(const StaticModel& model, const std::vector<int32_t>
 
 // One piece's list from its cosines with every known piece (`order` and
 // `spare`: scratch of the same length).
-PieceNeighborList Select(const float* cosines, const std::vector<int32_t>& known, size_t keep, size_t floor_rank,
+PieceNeighborList Select(const float* cosines, const std::vector<int32_t>& known, size_t keep,
                          std::vector<uint32_t>& order, std::vector<float>& spare) {
   const size_t n = known.size();
   std::iota(order.begin(), order.end(), 0u);
@@ -38,16 +38,26 @@ PieceNeighborList Select(const float* cosines, const std::vector<int32_t>& known
   PieceNeighborList list;
   for (size_t i = 0; i < keep; ++i) list.nearest.push_back({known[order[i]], cosines[order[i]]});
   std::sort(list.nearest.begin(), list.nearest.end(), [](const PieceNeighbor& a, const PieceNeighbor& b) { return a.id < b.id; });
+  // A piece not listed is no closer than the last listed one; with every
+  // known piece listed there is none.
+  const float ceiling = keep == n ? 0.f : std::max(0.f, cosines[order[keep - 1]]);
+  // The best of s pieces drawn at random sits near rank n / (s + 1). Largest
+  // sets first (smallest ranks): each nth_element leaves the next rank in
+  // the range past it.
   std::copy_n(cosines, n, spare.begin());
-  std::nth_element(spare.begin(), spare.begin() + static_cast<std::ptrdiff_t>(floor_rank), spare.end(), std::greater<float>());
-  list.floor = std::max(0.f, spare[floor_rank]);
+  auto begin = spare.begin();
+  for (size_t j = kFloorSizes; j-- > 0;) {
+    const auto at = spare.begin() + static_cast<std::ptrdiff_t>(std::min(n - 1, n / ((size_t{1} << j) + 1)));
+    if (at >= begin) std::nth_element(begin, at, spare.end(), std::greater<float>());
+    list.floors[j] = std::clamp(*at, 0.f, ceiling);
+    begin = at + 1;
+  }
   return list;
 }
 
 }  // namespace
 
-std::vector<PieceNeighborList> NearestPieces(const StaticModel& model, const std::vector<int32_t>& known, size_t k,
-                                             size_t passage_pieces) {
+std::vector<PieceNeighborList> NearestPieces(const StaticModel& model, const std::vector<int32_t>& known, size_t k) {
   const size_t dims = model.dims(), n = known.size(), vocab = model.vocab();
   std::vector<PieceNeighborList> out(vocab);
   if (n == 0 || k == 0) return out;
@@ -58,7 +68,6 @@ std::vector<PieceNeighborList> NearestPieces(const StaticModel& model, const std
   }
   const std::vector<float> rows = UnitRows(model, known);
   const size_t keep = std::min(k, n);
-  const size_t floor_rank = std::min(n - 1, passage_pieces ? n / passage_pieces : size_t{0});
   std::vector<float> cosines(kBlockPieces * n), spare(n);
   std::vector<uint32_t> order(n);
   for (size_t begin = 0; begin < pieces.size(); begin += kBlockPieces) {
@@ -71,7 +80,7 @@ std::vector<PieceNeighborList> NearestPieces(const StaticModel& model, const std
       }
     }
     for (size_t i = 0; i < count; ++i) {
-      out[static_cast<size_t>(pieces[begin + i])] = Select(cosines.data() + i * n, known, keep, floor_rank, order, spare);
+      out[static_cast<size_t>(pieces[begin + i])] = Select(cosines.data() + i * n, known, keep, order, spare);
     }
   }
   return out;
@@ -85,12 +94,11 @@ void PieceNeighbors::Set(int32_t piece, PieceNeighborList list) {
   loaded_[static_cast<size_t>(piece)] = 1;
 }
 
-float PieceNeighbors::Cosine(int32_t piece, int32_t other) const {
-  if (piece == other) return 1.f;
-  const PieceNeighborList& list = lists_[static_cast<size_t>(piece)];
-  auto it = std::lower_bound(list.nearest.begin(), list.nearest.end(), other,
-                             [](const PieceNeighbor& a, int32_t id) { return a.id < id; });
-  return it != list.nearest.end() && it->id == other ? it->cosine : list.floor;
+float PieceNeighborList::Floor(size_t set_size) const {
+  size_t j = 0;
+  // The nearest power of two in ratio: sizes up to 1.5 * 2^j read 2^j.
+  while (j + 1 < kFloorSizes && 2 * set_size > 3 * (size_t{1} << j)) ++j;
+  return floors[j];
 }
 
 }  // namespace vesper

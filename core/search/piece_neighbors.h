@@ -7,9 +7,9 @@
 // table). Piece matching's score is a mean of best cosines per query piece
 // (core/search/piece_match.h): a passage holding one of the piece's
 // neighbours scores that neighbour's cosine, as with the rows; one holding
-// none scores the assumed cosine, an estimate of the best cosine an
-// unrelated passage reaches (the piece's cosine at the rank where a
-// passage's own count of pieces would find one by chance), where the rows
+// none scores the assumed cosine: an estimate of the best cosine a set of
+// that many unrelated pieces reaches by chance (the piece's cosine at rank
+// known / size among all the corpus's pieces), per set size, where the rows
 // would give the exact, similar, value.
 #pragma once
 #include <cstddef>
@@ -25,17 +25,21 @@ struct PieceNeighbor {
   float cosine = 0.f;
 };
 
+// Floors for sets of 1, 2, 4, ... 2^(kFloorSizes-1) pieces; a set's size
+// reads the nearest power of two (a passage holds tens to hundreds of
+// pieces, a heading a few).
+inline constexpr size_t kFloorSizes = 10;
+
 struct PieceNeighborList {
   std::vector<PieceNeighbor> nearest;  // by id, strictly increasing
-  float floor = 0.f;                   // the cosine assumed for a piece not listed
+  float floors[kFloorSizes] = {};      // the cosine assumed for a piece not listed, per set size
+  float Floor(size_t set_size) const;
 };
 
 // For every vocabulary piece whose row is not zero: its `k` nearest among
-// `known` (sorted distinct ids, rows held), and as floor its cosine at rank
-// known.size() / passage_pieces (the best of that many pieces by chance).
-// Every row must be held. Pieces of a zero row get an empty list.
-std::vector<PieceNeighborList> NearestPieces(const StaticModel& model, const std::vector<int32_t>& known, size_t k,
-                                             size_t passage_pieces);
+// `known` (sorted distinct ids, rows held), and its floors. Every row must
+// be held. Pieces of a zero row get an empty list.
+std::vector<PieceNeighborList> NearestPieces(const StaticModel& model, const std::vector<int32_t>& known, size_t k);
 
 class PieceNeighbors {
  public:
@@ -48,8 +52,6 @@ class PieceNeighbors {
   void Set(int32_t piece, PieceNeighborList list);
   // A loaded piece's list (empty for one never set).
   const PieceNeighborList& Of(int32_t piece) const { return lists_[static_cast<size_t>(piece)]; }
-  // The cosine of `piece` (a loaded one) with `other`: listed, itself (1), or the floor.
-  float Cosine(int32_t piece, int32_t other) const;
 
  private:
   std::vector<uint8_t> known_, loaded_;
