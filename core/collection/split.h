@@ -37,14 +37,18 @@
 
 namespace vesper {
 
-inline constexpr uint32_t kSplitVersion = 2;
+inline constexpr uint32_t kSplitVersion = 3;
 
 struct SplitOptions {
   // A term fragment is closed past this many bytes: a query reads one per
   // word (and per translation), so small ones keep a query's download small.
   size_t term_fragment_bytes = 1024;
-  // Consecutive pages share a fragment until their text passes this.
-  size_t page_fragment_bytes = 2048;
+  // Consecutive pages share a fragment until their text passes this: a
+  // query wants a page, not its neighbours, so a page of any size is one
+  // fragment unless pages are tiny (on the 10,000-page benchmark, fragments
+  // of ~1 page fetched 24 pages in the bytes that 12 in fragments of ~2.5
+  // took, and agreed more often with the whole pack).
+  size_t page_fragment_bytes = 512;
   // Each term lists the pages it weighs most in, at most this many (on the
   // benchmark's 10,000 pages the first result agreed with the whole pack's
   // for 45% of fresh pages at a cap of 128, 58% with full lists; the cap
@@ -55,7 +59,7 @@ struct SplitOptions {
   // model rows of every fetched passage's pieces (on a large site, most of
   // the table). Served by consecutive piece ids, this many per fragment.
   size_t match_neighbors = 16;
-  size_t match_fragment_pieces = 64;
+  size_t match_fragment_pieces = 32;
 };
 
 struct SplitFiles {
@@ -69,10 +73,11 @@ struct SplitFiles {
 SplitFiles SplitCollection(const Collection& collection, const SplitOptions& options = {});
 
 // How many pages a query fetches: those its words (and their translations)
-// weigh most in. At 12 a later query on the 10,000-page benchmark fetches
-// ~90 kB (issue 20's budget is 100 kB); 24 agrees more often with the whole
-// pack and fetches ~280 kB (bench/pagefind/SCALE.md).
-inline constexpr size_t kSplitCandidatePages = 12;
+// weigh most in. On the 10,000-page benchmark's development questions, in
+// fragments of one page: 24 pages, parts of ~78 kB per query, the whole
+// pack's first result for 71%, recall@10 0.63; 32: ~93 kB, 71%, 0.68
+// (bench/pagefind/SCALE.md).
+inline constexpr size_t kSplitCandidatePages = 24;
 
 class SplitIndex {
  public:

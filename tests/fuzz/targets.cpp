@@ -1,6 +1,7 @@
 #include "tests/fuzz/targets.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -293,9 +294,10 @@ void LexiconTable(const uint8_t* data, size_t size) {
 bool RepairSplitFraming(std::vector<uint8_t>& b) {
   constexpr size_t kHead = 8 + 4 + 8;  // magic, version, total bytes
   if (b.size() < kHead + 4 + 4) return false;
-  const bool entry = std::memcmp(b.data(), "VESPERIX", 8) == 0, terms = std::memcmp(b.data(), "VESPERTF", 8) == 0;
-  if (!entry && !terms) return false;
-  if (terms) PutU32(b.data() + kHead, 0);
+  const bool entry = std::memcmp(b.data(), "VESPERIX", 8) == 0;
+  const bool fragment = std::memcmp(b.data(), "VESPERTF", 8) == 0 || std::memcmp(b.data(), "VESPERMF", 8) == 0;
+  if (!entry && !fragment) return false;
+  if (fragment) PutU32(b.data() + kHead, 0);
   PutU64(b.data() + 12, b.size());
   PutU32(b.data() + b.size() - 4, Crc32(b.data(), b.size() - 4));
   return true;
@@ -303,17 +305,25 @@ bool RepairSplitFraming(std::vector<uint8_t>& b) {
 
 namespace {
 
-// A lexical collection of a few pages, split into many small parts.
-SplitFiles MakeReferenceSplit() {
-  Collection c("site", ModelInfo{});
-  const char* pages[][2] = {{"/a/#intro", "# Networks\nNeural networks learn from data by gradient descent."},
-                            {"/b/#cameras", "# Cameras\nTesla chose cameras over LiDAR for its cars."},
-                            {"/c/", "# Redes\nRedes neurais aprendem com dados. 神经网络从数据中学习。"}};
-  for (auto& [source, text] : pages) c.Add(ChunkDocument(source, text));
+const char* const kSplitPages[][2] = {{"/a/#intro", "# Networks\nNeural networks learn from data by gradient descent."},
+                                      {"/b/#cameras", "# Cameras\nTesla chose cameras over LiDAR for its cars."},
+                                      {"/c/", "# Redes\nRedes neurais aprendem com dados. 神经网络从数据中学习。"}};
+constexpr const char* kSplitQuery = "neural networks cameras 学习";
+
+SplitOptions SmallSplitParts() {
   SplitOptions o;
   o.term_fragment_bytes = 64;
   o.page_fragment_bytes = 16;
-  return SplitCollection(c, o);
+  o.match_neighbors = 4;
+  o.match_fragment_pieces = 256;
+  return o;
+}
+
+// A lexical collection of a few pages, split into many small parts.
+SplitFiles MakeReferenceSplit() {
+  Collection c("site", ModelInfo{});
+  for (auto& [source, text] : kSplitPages) c.Add(ChunkDocument(source, text));
+  return SplitCollection(c, SmallSplitParts());
 }
 
 const SplitFiles& ReferenceSplit() {
@@ -321,22 +331,77 @@ const SplitFiles& ReferenceSplit() {
   return files;
 }
 
-// A query through a split index, fetching every part it names from `parts`
-// (the reference's), then searching what it fetched.
-void SearchSplit(SplitIndex& index) {
+// The same pages matched by pieces: a split with match fragments. The model
+// is a small made-up table over the test tokenizer's vocabulary (row i holds
+// a few sines of i: distinct rows, some near each other).
+struct MatchedModel {
+  std::shared_ptr<const Tokenizer> tokenizer;
+  std::shared_ptr<const PieceMatcher> matcher;
+  ModelInfo info;
+};
+
+const MatchedModel& TinyModel() {
+  static const MatchedModel m = [] {
+    MatchedModel out;
+    out.tokenizer = test::TestTokenizer("unigram");
+    constexpr uint32_t kDims = 8;
+    const uint32_t vocab = static_cast<uint32_t>(out.tokenizer->vocab_size());
+    std::string table = "VSTM";
+    for (uint32_t v : {1u, vocab, kDims, 0u}) table.append(reinterpret_cast<const char*>(&v), 4);
+    for (uint32_t i = 0; i < vocab; ++i) {
+      for (uint32_t d = 0; d < kDims; ++d) {
+        const float x = std::sin(0.37f * static_cast<float>(i) * static_cast<float>(d + 1)) + 0.1f;
+        table.append(reinterpret_cast<const char*>(&x), 4);
+      }
+    }
+    std::shared_ptr<const StaticModel> model = StaticModel::FromBytes(table);
+    out.matcher = std::make_shared<PieceMatcher>(model);
+    out.info.id = "fuzz-static";
+    out.info.dims = static_cast<uint32_t>(model->dims());
+    return out;
+  }();
+  return m;
+}
+
+const SplitFiles& MatchedSplit() {
+  static const SplitFiles files = [] {
+    const MatchedModel& m = TinyModel();
+    Collection c("site", m.info);
+    c.EnablePieceMatch(m.matcher, m.tokenizer);
+    for (auto& [source, text] : kSplitPages) {
+      std::vector<Chunk> chunks = ChunkDocument(source, text);
+      std::vector<float> vectors(chunks.size() * m.info.dims);
+      for (size_t i = 0; i < chunks.size(); ++i) {
+        const std::vector<int32_t> ids = m.tokenizer->Encode(chunks[i].text).ids;
+        m.matcher->model().Embed(ids.data(), ids.size(), vectors.data() + i * m.info.dims);
+      }
+      const size_t n = chunks.size();
+      c.Add(std::move(chunks), vectors.data(), n);
+    }
+    return SplitCollection(c, SmallSplitParts());
+  }();
+  return files;
+}
+
+// A query through a split index, fetching every part it names from `ref`,
+// then searching what it fetched (by pieces too, with a matched split).
+void SearchSplit(SplitIndex& index, const SplitFiles& ref, bool matched) {
   Collection part = index.MakeCollection();
-  const SplitFiles& ref = ReferenceSplit();
+  if (matched) part.EnablePieceMatch(TinyModel().matcher, TinyModel().tokenizer);
   for (int round = 0; round < 3; ++round) {
-    for (const std::string& name : index.Missing("neural networks cameras 学习", part)) {
+    for (const std::string& name : index.Missing(kSplitQuery, part)) {
       const size_t i = std::strtoul(name.c_str() + 1, nullptr, 10);
       if (name[0] == 't' && i < ref.terms.size()) index.AddTerms(static_cast<uint32_t>(i), ref.terms[i].data(), ref.terms[i].size());
       if (name[0] == 'p' && i < ref.pages.size()) index.AddPages(static_cast<uint32_t>(i), ref.pages[i].data(), ref.pages[i].size(), part);
+      if (name[0] == 'm' && i < ref.matches.size()) index.AddMatches(static_cast<uint32_t>(i), ref.matches[i].data(), ref.matches[i].size());
     }
   }
   SearchOptions opt;
-  opt.mode = SearchMode::kLexical;
+  opt.mode = matched ? SearchMode::kHybrid : SearchMode::kLexical;
   opt.threshold = -1.f;
-  part.Search("neural networks cameras", nullptr, 0, opt);
+  std::vector<float> q(TinyModel().info.dims, 0.f);
+  q[0] = 1.f;
+  part.Search("neural networks cameras", matched ? q.data() : nullptr, matched ? q.size() : 0, opt);
 }
 
 // The input as an entry (then a query through it), and as the reference's
@@ -348,13 +413,19 @@ void SplitParts(const uint8_t* data, size_t size) {
   for (const std::vector<uint8_t>& bytes : {std::vector<uint8_t>(data, data + size), repaired}) {
     Expecting([&] {
       SplitIndex index = SplitIndex::Load(bytes.data(), bytes.size());
-      SearchSplit(index);
+      SearchSplit(index, ReferenceSplit(), false);
     });
     Expecting([&] {
       const SplitFiles& ref = ReferenceSplit();
       SplitIndex index = SplitIndex::Load(ref.entry.data(), ref.entry.size());
       index.AddTerms(0, bytes.data(), bytes.size());
-      SearchSplit(index);
+      SearchSplit(index, ref, false);
+    });
+    Expecting([&] {  // as the first match fragment of a split that matches pieces
+      const SplitFiles& ref = MatchedSplit();
+      SplitIndex index = SplitIndex::Load(ref.entry.data(), ref.entry.size());
+      index.AddMatches(0, bytes.data(), bytes.size());
+      SearchSplit(index, ref, true);
     });
     if (!fixed) break;
   }
@@ -366,6 +437,7 @@ const std::vector<std::vector<uint8_t>>& ReferenceSplitFiles() {
   static const std::vector<std::vector<uint8_t>> files = [] {
     std::vector<std::vector<uint8_t>> out{ReferenceSplit().entry};
     for (const Bytes& t : ReferenceSplit().terms) out.push_back(t);
+    for (const Bytes& m : MatchedSplit().matches) out.push_back(m);
     return out;
   }();
   return files;

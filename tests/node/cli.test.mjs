@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { root, seedFiles } from './helpers.mjs';
+import { ROWS_PER_BLOCK } from '../../web/engine/on-demand.mjs';
 
 const tmp = mkdtempSync(join(tmpdir(), 'vesper-cli-'));
 const vesper = (args) => promisify(execFile)(join(root, 'tools/vesper'), args, { maxBuffer: 64 << 20 }).then(
@@ -96,7 +97,7 @@ test('model-parts serves a static model in parts beside its files; a graph model
   const r = await vesper(['model-parts', dir]);
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^rows: \d+ files, [\d.]+ MB, in /);
-  assert.deepEqual(JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')).static.blocks, { dir: 'rows/', rows: 64 });
+  assert.deepEqual(JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')).static.blocks, { dir: 'rows/', rows: ROWS_PER_BLOCK });
   assert.ok(existsSync(join(dir, 'rows', '0.vrow')));
   const refused = await vesper(['model-parts', join(root, 'models/test/tiny-gemma')]);
   assert.equal(refused.code, 1);

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { createEngine } from '../../web/vesper-engine.mjs';
 import { writeOnDemand } from '../../tools/cli/model-parts.mjs';
+import { LEXICON_SHARDS, ROWS_PER_BLOCK } from '../../web/engine/on-demand.mjs';
 import { kbDir, root } from './helpers.mjs';
 
 const DOCS = readdirSync(kbDir).filter((f) => f.endsWith('.txt')).sort().slice(0, 2)
@@ -36,8 +37,8 @@ async function sameAsWholeTable(sparse, full, name) {
 
 test('a pack carries its rows and a query fetches a few blocks: rankings and answers as with the whole table', async () => {
   const { dir, written } = await servedModel();
-  assert.equal(written.rows.files, 500);
-  assert.equal(written.lexicon.files, 3 * 128);
+  assert.equal(written.rows.files, 32000 / ROWS_PER_BLOCK);
+  assert.equal(written.lexicon.files, 3 * LEXICON_SHARDS);
   const full = await createEngine({ model: join(root, 'models/default') });
   await full.store('kb', DOCS);
   const pack = full.exportPack('kb');
@@ -52,10 +53,10 @@ test('a pack carries its rows and a query fetches a few blocks: rankings and ans
   await sameAsWholeTable(sparse, full, 'kb');
   const { parts: blocks, bytes, whole } = sparse.embedder.rowStats;
   assert.equal(whole, false);
-  assert.ok(blocks > 0 && blocks < 50, `only the blocks the queries needed (${blocks}, ${bytes} bytes)`);
+  assert.ok(blocks > 0 && blocks < 32000 / ROWS_PER_BLOCK / 10, `only the blocks the queries needed (${blocks}, ${bytes} bytes)`);
   const lexicon = sparse.embedder.lexiconStats;
   assert.equal(lexicon.whole, false);
-  assert.ok(lexicon.parts > 0 && lexicon.parts < 3 * 128 / 8, `only the lexicon shards the queries needed (${lexicon.parts}, ${lexicon.bytes} bytes)`);
+  assert.ok(lexicon.parts > 0 && lexicon.parts < 3 * LEXICON_SHARDS / 8, `only the lexicon shards the queries needed (${lexicon.parts}, ${lexicon.bytes} bytes)`);
   // Stored on the page itself: the documents' rows are fetched as they are embedded.
   const fresh = await createEngine({ model: dir });
   await fresh.store('kb', DOCS);

@@ -12,11 +12,14 @@
 // wanted at once, or a part cannot be used, the whole file comes instead.
 import { VesperError } from './errors.mjs';
 
-// A block is read whole: 64 rows of 260 bytes (int8 and a scale) is ~16 kB,
-// so a query with a few unfamiliar pieces downloads tens of kB.
-export const ROWS_PER_BLOCK = 64;
-// 128 per language: ~10 kB of the default lexicon each (~4 kB compressed).
-export const LEXICON_SHARDS = 128;
+// A block is read whole: 16 rows of 260 bytes (int8 and a scale) is ~4 kB,
+// so a query with a dozen unfamiliar pieces downloads tens of kB (blocks of
+// 64 rows made a split site's query fetch ~250 kB of them: its pieces fall
+// in as many blocks either way, bench/pagefind/SCALE.md).
+export const ROWS_PER_BLOCK = 16;
+// 512 per language: ~2.5 kB of the default lexicon each (~1.2 kB compressed);
+// a query reads one per distinct word (and dictionary form).
+export const LEXICON_SHARDS = 512;
 // Past this share of a table's parts in one go, one request for the file.
 const WHOLE_TABLE_SHARE = 1 / 8;
 // A call asks again after each fetch: a query's pieces, then its
