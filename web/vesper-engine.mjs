@@ -340,12 +340,14 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
       t = performance.now();
       const useVectors = sameModel(db) && mode !== 'lexical';
       let warnings = [];
-      if (useVectors) ({ vectors: query.vector, warnings } = await queryVector(text));
+      // A split fetches what the query needs while it is embedded (each
+      // fetches its own parts: model rows, fragments).
+      const [embedded] = await Promise.all([useVectors ? queryVector(text) : null, db.prepare ? withParts(() => db.prepare(text)) : null]);
+      if (embedded) ({ vectors: query.vector, warnings } = embedded);
       timings.embedMs = performance.now() - t;
       t = performance.now();
       const bar = threshold === null ? {} : { minScore: threshold };
       await db.whenReady?.();
-      if (db.prepare) await withParts(() => db.prepare(text));
       const options = { ...weights, k, mode: useVectors ? mode : 'lexical', ...bar, ...(filters ? { filters } : {}) };
       const found = await withParts(() => db.query(text, query.vector, options));
       timings.searchMs = performance.now() - t;
@@ -371,9 +373,16 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
       if (!this.persona) throw new VesperError('invalid_argument', 'no persona loaded');
       const db = this.require(name);
       if (!question.trim()) throw new VesperError('empty_input', 'the question is empty');
-      const vector = sameModel(db) ? (await queryVector(question)).vectors : null;
+      // A question about the last topic ("and why?") is looked up with it
+      // (core/persona/answer.cpp): a split fetches for that text too.
+      const topic = typeof conversation?.topic === 'string' ? conversation.topic : '';
+      const preparing = async () => {
+        await withParts(() => db.prepare(question));
+        if (topic) await withParts(() => db.prepare(`${question}\n${topic}`));
+      };
+      const [embedded] = await Promise.all([sameModel(db) ? queryVector(question) : null, db.prepare ? preparing() : null]);
+      const vector = embedded ? embedded.vectors : null;
       await db.whenReady?.();
-      if (db.prepare) await withParts(() => db.prepare(question));
       return withParts(() => this.persona.answer(db, question, vector, conversation, threshold === null ? {} : { threshold }));
     },
     persona: null,
