@@ -49,6 +49,19 @@ test('vesper split: searching the folder shows what searching the pack shows', {
   }
 });
 
+test('split --neighbors 0 writes no match fragments, and the folder ranks exactly as the pack', { timeout: 120_000 }, async () => {
+  await buildOnce();
+  const exact = join(work, 'exact');
+  const out = await vesper(['split', pack, '--out', exact, '--neighbors', '0']);
+  assert.match(out.stdout, / and 0 match fragments/);
+  for (const q of QUERIES) {
+    const whole = await vesper(['search', pack, q, '--json', '-k', '5']);
+    const parts = await vesper(['search', exact, q, '--json', '-k', '5']);
+    assert.deepEqual(ids(parts), ids(whole), q);
+  }
+  await assert.rejects(vesper(['split', pack, '--out', join(work, 'bad'), '--neighbors', '300']), /--neighbors must be a whole number from 0 to 255/);
+});
+
 test('a query fetches only the pages its words point to, and ranks them with the whole corpus', { timeout: 120_000 }, async () => {
   await buildOnce();
   const whole = await createEngine({ model: join(root, 'models/default') });

@@ -33,9 +33,13 @@ const USAGE = `usage: vesper <command> [options]
                                               the persona answers from the pack, citing its passages
   persona FILE.json [--json]                  validate a persona file and describe it
   inspect FILE.pack|DIR [--json]              validate a pack (or every part of a split folder) and describe it
-  split FILE.pack --out DIR [--db NAME]       a pack cut into parts a static site serves (an entry, term, page and
+  split FILE.pack --out DIR [--db NAME] [--neighbors N]
+                                              a pack cut into parts a static site serves (an entry, term, page and
                                               match fragments): a page fetches per query only the parts it needs;
-                                              search and ask take DIR as they take a pack
+                                              search and ask take DIR as they take a pack. --neighbors: each model
+                                              piece's nearest pieces listed for piece matching (16); 0 lists none,
+                                              and a page then reads the model rows of every fetched passage's pieces
+                                              (the whole table on a large site) to rank exactly as the pack
   export FILE.pack --to pgvector|qdrant|lancedb [--db NAME] [--table NAME] [--out PATH]
                                               a database's passages and vectors for a real vector database: pgvector
                                               SQL or Qdrant JSON (stdout without --out), a LanceDB table (--out DIR)
@@ -273,6 +277,9 @@ async function exportCommand(argv) {
   return 0;
 }
 
+// A piece's neighbours a match fragment lists, at most (core/collection/split_format.h).
+const MAX_NEIGHBORS = 255;
+
 // Writes the parts beside `out` first, then puts them in its place in one
 // rename: a killed split leaves the previous folder as it was.
 function writeSplitFolder(out, files) {
@@ -296,11 +303,15 @@ function writeSplitFolder(out, files) {
 }
 
 async function splitCommand(argv) {
-  const { options, positionals } = parseArgs(argv, { db: 'string', out: 'string', model: 'string' });
+  const { options, positionals } = parseArgs(argv, { db: 'string', out: 'string', model: 'string', neighbors: 'number' });
   if (positionals.length !== 1 || !options.out) throw new UsageError('split needs FILE.pack and --out DIR');
+  const { neighbors } = options;
+  if (neighbors !== undefined && !(Number.isInteger(neighbors) && neighbors >= 0 && neighbors <= MAX_NEIGHBORS)) {
+    throw new UsageError(`--neighbors must be a whole number from 0 to ${MAX_NEIGHBORS}, got ${neighbors}`);
+  }
   const [path] = positionals;
   const { engine, name } = await openPack(path, options);
-  const files = splitFiles(engine.core, engine.require(name));
+  const files = splitFiles(engine.core, engine.require(name), neighbors === undefined ? {} : { matchNeighbors: neighbors });
   writeSplitFolder(options.out, files);
   const kb = (n) => `${(n / 1024).toFixed(1)} kB`;
   const sum = (prefix) => files.filter((f) => f.path.startsWith(prefix)).reduce((n, f) => n + f.bytes.length, 0);
