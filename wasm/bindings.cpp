@@ -838,6 +838,10 @@ val SplitCollection_(const JsCollection& db, val options) {
     o.pages_per_term = Count(options, "pagesPerTerm", o.pages_per_term, size_t{1} << 20);
     o.match_neighbors = Count(options, "matchNeighbors", o.match_neighbors, size_t{255});
     o.match_fragment_pieces = Count(options, "matchFragmentPieces", o.match_fragment_pieces, size_t{1} << 24);
+    if (!options.isUndefined() && !options.isNull() && options["onProgress"].typeOf().as<std::string>() == "function") {
+      val report = options["onProgress"];
+      o.on_progress = [report](size_t done, size_t total) { report(static_cast<double>(done), static_cast<double>(total)); };
+    }
     SplitFiles files = SplitCollection(db.collection(), o);
     auto copies = [](const std::vector<Bytes>& parts) {
       val out = val::array();

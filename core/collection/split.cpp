@@ -193,7 +193,7 @@ std::vector<Bytes> MatchFragments(const Collection& c, const SplitOptions& optio
   for (size_t id = 0; id < known.size(); ++id) {
     if (known[id]) ids.push_back(static_cast<int32_t>(id));
   }
-  const std::vector<PieceNeighborList> lists = NearestPieces(matcher->model(), ids, options.match_neighbors);
+  const std::vector<PieceNeighborList> lists = NearestPieces(matcher->model(), ids, options.match_neighbors, options.on_progress);
   std::vector<Bytes> files;
   for (size_t first = 0; first < lists.size(); first += options.match_fragment_pieces) {
     Bytes file;

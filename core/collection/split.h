@@ -60,6 +60,9 @@ struct SplitOptions {
   // the table). Served by consecutive piece ids, this many per fragment.
   size_t match_neighbors = 16;
   size_t match_fragment_pieces = 32;
+  // Hears how far the neighbour lists are (the slow step: tens of seconds
+  // on a 10,000-page site); optional.
+  NeighborProgress on_progress;
 };
 
 struct SplitFiles {

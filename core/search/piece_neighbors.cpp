@@ -15,6 +15,7 @@ namespace {
 // matrix (megabytes) is streamed once per block, not once per piece.
 constexpr size_t kBlockPieces = 32;
 constexpr size_t kTileRows = 512;
+constexpr size_t kProgressBlocks = 16;  // blocks between two progress reports
 
 // Unit rows of `ids`, one after another.
 std::vector<float> UnitRows(const StaticModel& model, const std::vector<int32_t>& ids) {
@@ -57,7 +58,8 @@ PieceNeighborList Select(const float* cosines, const std::vector<int32_t>& known
 
 }  // namespace
 
-std::vector<PieceNeighborList> NearestPieces(const StaticModel& model, const std::vector<int32_t>& known, size_t k) {
+std::vector<PieceNeighborList> NearestPieces(const StaticModel& model, const std::vector<int32_t>& known, size_t k,
+                                             const NeighborProgress& progress) {
   const size_t dims = model.dims(), n = known.size(), vocab = model.vocab();
   std::vector<PieceNeighborList> out(vocab);
   if (n == 0 || k == 0) return out;
@@ -82,7 +84,9 @@ std::vector<PieceNeighborList> NearestPieces(const StaticModel& model, const std
     for (size_t i = 0; i < count; ++i) {
       out[static_cast<size_t>(pieces[begin + i])] = Select(cosines.data() + i * n, known, keep, order, spare);
     }
+    if (progress && (begin / kBlockPieces) % kProgressBlocks == 0) progress(begin + count, pieces.size());
   }
+  if (progress) progress(pieces.size(), pieces.size());
   return out;
 }
 

@@ -14,6 +14,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace vesper {
@@ -38,8 +39,11 @@ struct PieceNeighborList {
 
 // For every vocabulary piece whose row is not zero: its `k` nearest among
 // `known` (sorted distinct ids, rows held), and its floors. Every row must
-// be held. Pieces of a zero row get an empty list.
-std::vector<PieceNeighborList> NearestPieces(const StaticModel& model, const std::vector<int32_t>& known, size_t k);
+// be held. Pieces of a zero row get an empty list. `progress` (optional)
+// hears (pieces done, pieces) now and then: a large site takes tens of seconds.
+using NeighborProgress = std::function<void(size_t done, size_t total)>;
+std::vector<PieceNeighborList> NearestPieces(const StaticModel& model, const std::vector<int32_t>& known, size_t k,
+                                             const NeighborProgress& progress = {});
 
 class PieceNeighbors {
  public:

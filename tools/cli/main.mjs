@@ -311,7 +311,13 @@ async function splitCommand(argv) {
   }
   const [path] = positionals;
   const { engine, name } = await openPack(path, options);
-  const files = splitFiles(engine.core, engine.require(name), neighbors === undefined ? {} : { matchNeighbors: neighbors });
+  const progress = new Progress(`splitting ${printableLine(name)}`, 1);
+  const onProgress = (done, total) => {
+    progress.total = total;
+    progress.update(done, 'neighbour lists');
+  };
+  const files = splitFiles(engine.core, engine.require(name), { onProgress, ...(neighbors === undefined ? {} : { matchNeighbors: neighbors }) });
+  progress.done(`${files.length} files`);
   writeSplitFolder(options.out, files);
   const kb = (n) => `${(n / 1024).toFixed(1)} kB`;
   const sum = (prefix) => files.filter((f) => f.path.startsWith(prefix)).reduce((n, f) => n + f.bytes.length, 0);
