@@ -78,6 +78,16 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
   const queryVector = (text) => embedder.embed([text], { kind: 'query' });
   // A core call that may need parts of the model's tables not loaded yet (web/engine/on-demand.mjs).
   const withParts = (fn) => (embedder?.withParts ? embedder.withParts(fn) : fn());
+  // The query's vector (when `embed`) while a split fetches what each of
+  // `lookups` needs, in order: each fetches its own parts (model rows,
+  // fragments). Resolves to the embedding, or null.
+  const embedAndPrepare = async (db, text, embed, lookups = [text]) => {
+    const prepare = async () => {
+      for (const lookup of lookups) await withParts(() => db.prepare(lookup));
+    };
+    const [embedded] = await Promise.all([embed ? queryVector(text) : null, db.prepare ? prepare() : null]);
+    return embedded;
+  };
   const collections = new Map();
   // The loaded model as loadModel chose it (its backend may change later).
   let active = null;
@@ -340,9 +350,7 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
       t = performance.now();
       const useVectors = sameModel(db) && mode !== 'lexical';
       let warnings = [];
-      // A split fetches what the query needs while it is embedded (each
-      // fetches its own parts: model rows, fragments).
-      const [embedded] = await Promise.all([useVectors ? queryVector(text) : null, db.prepare ? withParts(() => db.prepare(text)) : null]);
+      const embedded = await embedAndPrepare(db, text, useVectors);
       if (embedded) ({ vectors: query.vector, warnings } = embedded);
       timings.embedMs = performance.now() - t;
       t = performance.now();
@@ -376,11 +384,7 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
       // A question about the last topic ("and why?") is looked up with it
       // (core/persona/answer.cpp): a split fetches for that text too.
       const topic = typeof conversation?.topic === 'string' ? conversation.topic : '';
-      const preparing = async () => {
-        await withParts(() => db.prepare(question));
-        if (topic) await withParts(() => db.prepare(`${question}\n${topic}`));
-      };
-      const [embedded] = await Promise.all([sameModel(db) ? queryVector(question) : null, db.prepare ? preparing() : null]);
+      const embedded = await embedAndPrepare(db, question, sameModel(db), topic ? [question, `${question}\n${topic}`] : [question]);
       const vector = embedded ? embedded.vectors : null;
       await db.whenReady?.();
       return withParts(() => this.persona.answer(db, question, vector, conversation, threshold === null ? {} : { threshold }));

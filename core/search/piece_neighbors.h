@@ -9,7 +9,7 @@
 // neighbours scores that neighbour's cosine, as with the rows; one holding
 // none scores the assumed cosine: an estimate of the best cosine a set of
 // that many unrelated pieces reaches by chance (the piece's cosine at rank
-// known / size among all the corpus's pieces), per set size, where the rows
+// known / (size + 1) among all the corpus's pieces), per set size, where the rows
 // would give the exact, similar, value.
 #pragma once
 #include <cstddef>

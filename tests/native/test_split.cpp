@@ -56,6 +56,19 @@ void Fetch(Loaded& l, const SplitFiles& files, const std::string& query) {
   FAIL("a query still misses parts after four rounds");
 }
 
+// How many parts of a kind ('t', 'p', 'm') a query fetched.
+size_t Fetched(const Loaded& l, char kind) {
+  return static_cast<size_t>(std::count_if(l.fetched.begin(), l.fetched.end(), [kind](const std::string& n) { return n[0] == kind; }));
+}
+
+// Whether `id` is among the first five of `whole`'s results.
+bool AmongFirstFive(const Collection& whole, const std::vector<SearchResult>& results, const std::string& id) {
+  for (size_t i = 0; i < 5 && i < results.size(); ++i) {
+    if (whole.chunk(results[i].label).id == id) return true;
+  }
+  return false;
+}
+
 Loaded Open(const SplitFiles& files) {
   SplitIndex index = SplitIndex::Load(files.entry.data(), files.entry.size());
   Collection part = index.MakeCollection();
@@ -123,12 +136,9 @@ TEST_CASE("a query fetches the parts its words need and finds what the whole col
     // Hybrid's first result is one of the whole's first five (a passage the
     // vectors alone find, on a page no query word points to, can be missed).
     const auto h = Search(whole, q, SearchMode::kHybrid), k = Search(l.part, q, SearchMode::kHybrid);
-    std::set<std::string> top;
-    for (size_t i = 0; i < 5 && i < h.size(); ++i) top.insert(whole.chunk(h[i].label).id);
-    CHECK(top.count(l.part.chunk(k[0].label).id));
+    CHECK(AmongFirstFive(whole, h, l.part.chunk(k[0].label).id));
   }
-  size_t pages = 0;
-  for (const std::string& name : l.fetched) pages += name[0] == 'p';
+  const size_t pages = Fetched(l, 'p');
   CHECK(pages > 0);
   CHECK(pages < files.pages.size());
   CHECK(l.part.size() < whole.size());
@@ -280,12 +290,9 @@ TEST_CASE("a query fetches the neighbour lists of its own pieces and ranks near 
     const auto h = whole.Search(q, m.Embed(*m.full, q).data(), m.full->dims(), opt);
     const auto k = l.part.Search(q, m.Embed(*m.full, q).data(), m.full->dims(), opt);
     REQUIRE(!k.empty());
-    std::set<std::string> top;
-    for (size_t i = 0; i < 5 && i < h.size(); ++i) top.insert(whole.chunk(h[i].label).id);
-    CHECK(top.count(l.part.chunk(k[0].label).id));
+    CHECK(AmongFirstFive(whole, h, l.part.chunk(k[0].label).id));
   }
-  size_t matches = 0;
-  for (const std::string& name : l.fetched) matches += name[0] == 'm';
+  const size_t matches = Fetched(l, 'm');
   CHECK(matches > 0);
   CHECK(matches < files.matches.size() / 10);
   // A fragment's lists are checked: offered as another, or damaged.

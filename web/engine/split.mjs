@@ -15,7 +15,7 @@ export const SPLIT_ENTRY = 'index.vsx';
 const PART_PATHS = { t: (i) => `terms/${i}.vst`, p: (i) => `pages/${i}.vpk`, m: (i) => `matches/${i}.vsm` };
 export const partPath = (name) => PART_PATHS[name[0]](name.slice(1));
 const FETCHES_AT_ONCE = 16;  // as on-demand.mjs: a browser queues past its own limit per host
-// Term fragments, then pages: two rounds. More is a bug.
+// Term and match fragments, then pages: two rounds. More is a bug.
 const MAX_ROUNDS = 4;
 
 // A collection's split files: [{ path, bytes }], the entry first.
