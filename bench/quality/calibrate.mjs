@@ -32,10 +32,12 @@ const { values: opt } = parseArgs({
     model: { type: 'string', default: 'default' },
     write: { type: 'boolean', default: false },
     search: { type: 'string', default: '{}' },  // search options to fit under (JSON), as eval.mjs --search
-    curve: { type: 'string' },
+    curve: { type: 'string' },  // OUT.svg: the trade-off curve (answered vs rejected as the cut moves)
     // Fit on the document sets' development halves too (bench/docsets). Tried
     // and not the default: see bench/docsets/EVAL.md, "Methods tried".
-    docsets: { type: 'boolean', default: false },  // OUT.svg: the trade-off curve (answered vs rejected as the cut moves)
+    docsets: { type: 'boolean', default: false },
+    // Comma-separated evidence names to weigh instead of FEATURES (for experiments).
+    features: { type: 'string' },
   },
 });
 const extra = JSON.parse(opt.search);
@@ -43,7 +45,8 @@ const extra = JSON.parse(opt.search);
 // The evidence the decision weighs (core/search/answerability.h names them
 // all; the rest, measured on the development half, added nothing a fit on
 // ~160 questions could use, and are left at 0).
-const FEATURES = ['cosine_margin', 'best_lexical', 'best_match', 'match_margin', 'top_same_language', 'vocabulary_coverage'];
+const FEATURES = opt.features ? opt.features.split(',')
+  : ['cosine_margin', 'best_lexical', 'best_match', 'match_margin', 'top_same_language', 'vocabulary_coverage'];
 const FLOOR_KEEP = 0.97;
 // An answerable question left unanswered costs the user more than a weak
 // passage shown for an unanswerable one: the persona says "I don't know" to
