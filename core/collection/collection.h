@@ -266,7 +266,9 @@ class Collection {
   void GatherEvidence(const float* q, const std::string& query_language, float translated_weight, QueryEvidence& e) const;
   void Fuse(SearchMode mode, bool use_vectors, bool rerank, const std::string& query_language, const SearchOptions& opt,
             std::vector<SearchResult>& results) const;
-  void SummariseMatches(const std::vector<SearchResult>& results, QueryEvidence& e) const;
+  void SummariseMatches(const std::vector<SearchResult>& results, size_t pool, QueryEvidence& e) const;
+  size_t CorpusPassages() const;
+  bool InQueryLanguage(uint32_t label, const std::string& query_language) const;
   void DescribeTop(const SearchResult& top, const std::string& query_language, bool matched, QueryEvidence& e) const;
   float TypicalCosine(const float* unit_query) const;
   struct ChunkPieces {

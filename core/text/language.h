@@ -6,7 +6,10 @@
 
 namespace vesper {
 
-// Returns "zh", "ja", "ko", "pt", "en", or "und" when there is too little text.
+// What DetectLanguage says when there is too little text to tell.
+inline constexpr const char* kUndeterminedLanguage = "und";
+
+// Returns "zh", "ja", "ko", "pt", "en", or kUndeterminedLanguage when there is too little text.
 std::string DetectLanguage(std::string_view text);
 
 }  // namespace vesper

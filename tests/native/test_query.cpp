@@ -12,6 +12,7 @@
 #include "core/search/answerability.h"
 #include "core/search/piece_match.h"
 #include "core/search/query.h"
+#include "core/text/language.h"
 #include "core/util/error.h"
 #include "fake_embedder.h"
 
@@ -124,6 +125,45 @@ TEST_CASE("Query decides once: nothing is shown for an unanswerable query, at mo
   CHECK_FALSE(miss.results.empty());  // the near misses are still ranked
   CHECK(miss.evidence.best_cosine < 0.3f);
   CHECK(miss.evidence.typical_cosine < miss.evidence.best_cosine);
+}
+
+// A collection of `n` passages, passage i being texts[i % size].
+Collection Small(size_t n) {
+  Collection c("small", test::FakeModel(kDims));
+  const char* texts[] = {"Cameras cost tens of dollars; lidar cost thousands.",
+                         "Tesla chose cameras over lidar because vision scales with the fleet.",
+                         "Gradient descent walks downhill on the loss surface."};
+  std::vector<Chunk> chunks;
+  for (size_t i = 0; i < n; ++i) {
+    Chunk ch;
+    ch.id = "s" + std::to_string(i);
+    ch.text = texts[i % 3];
+    ch.language = "en";
+    chunks.push_back(ch);
+  }
+  auto vectors = test::FakeEmbedChunks(chunks, kDims);
+  c.Add(std::move(chunks), vectors.data(), n);
+  return c;
+}
+
+TEST_CASE("a small site's evidence: the typical passage is not its answer, and a two-word query's words count", "[query]") {
+  // Two passages, both about the question: their mean is the answer itself,
+  // so the margin between the best passage and the typical one vanished and
+  // every question of a small site was "not covered".
+  Collection two = Small(2);
+  QueryResponse r = Ask(two, "Tesla chose cameras over lidar because vision scales with the fleet.");
+  REQUIRE(r.evidence.best_cosine > 0.9f);
+  CHECK(r.evidence.typical_cosine < 0.1f * r.evidence.best_cosine);
+  // From 300 passages on (kTypicalPassages), the typical cosine is the mean passage's, as before.
+  Collection many = Small(301);
+  QueryResponse m = Ask(many, "Tesla chose cameras over lidar because vision scales with the fleet.");
+  CHECK(m.evidence.typical_cosine > 0.3f);
+  // "lidar cost" is too short to tell its language: its words still count
+  // as lexical evidence over passages in any language.
+  QueryResponse und = Ask(two, "lidar cost");
+  CHECK(und.evidence.language == kUndeterminedLanguage);
+  CHECK(und.evidence.best_lexical > 0.f);
+  CHECK(und.evidence.same_language);
 }
 
 TEST_CASE("meta chunks rank below content and keep their mark in a pack", "[query]") {

@@ -134,3 +134,21 @@ test('a page\'s description (HTML meta, Markdown front matter) leads its section
   assert.match(docs[0].text, /^# npm-uninstall — Remove a package\n## Synopsis\n/);
   assert.match(docs[1].text, /^# Guide — How to start & stay\n## A\n/);
 });
+
+test('a small site answers its own questions at the default settings, and not unrelated ones', { timeout: 60_000 }, async () => {
+  // 8 passages: fewer than the core's "typical passage" needs (collection.cpp
+  // kTypicalPassages), which once made every question of a small site "not covered".
+  const out = join(mkdtempSync(join(tmpdir(), 'vesper-site-')), 'site.pack');
+  await vesper(['build', '--site', siteDir, '--db', 'site', '--out', out]);
+  const search = async (q) => JSON.parse((await vesper(['search', out, q, '--json'])).stdout);
+  for (const [q, url] of [['how wide are an albatross\'s wings', '/#wingspan'], ['where do albatrosses breed', '/docs/breeding/#breeding']]) {
+    const r = await search(q);
+    assert.ok(r.answerable, `${q}: answered (confidence ${r.confidence})`);
+    assert.ok(r.results.slice(0, 2).some((x) => x.url === url), `${q}: ${url} among the first two`);
+  }
+  for (const q of ['best pizza in town', 'how do I renew my passport']) {
+    const r = await search(q);
+    assert.equal(r.answerable, false, q);
+    assert.equal(r.results.length, 0, q);
+  }
+});
