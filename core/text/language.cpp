@@ -9,10 +9,14 @@ namespace {
 
 // Frequent function words; a word list beats n-gram models at passage and
 // query length, and these two sets barely overlap.
-constexpr std::array<std::string_view, 36> kPortuguese = {
+// Short questions carry few of them: the article "o", question words and
+// possessives ("mudar o idioma do sistema", "qual pacote contém este
+// arquivo") were read as English when "do" tied.
+constexpr std::array<std::string_view, 48> kPortuguese = {
     "de", "que", "não", "nao", "uma", "um", "para", "com", "em", "os", "as", "da", "do", "dos", "das",
     "é", "e", "no", "na", "por", "mais", "como", "mas", "ao", "ele", "seu", "sua", "isso", "ou",
-    "quando", "muito", "também", "são", "já", "está", "você"};
+    "quando", "muito", "também", "são", "já", "está", "você", "o", "tem", "qual", "quais", "quem",
+    "meu", "minha", "este", "esta", "onde", "sem", "sobre"};
 constexpr std::array<std::string_view, 36> kEnglish = {
     "the", "and", "of", "to", "is", "that", "with", "for", "it", "as", "was", "on", "are", "be",
     "this", "by", "not", "or", "from", "at", "an", "which", "have", "you", "what", "how", "why",

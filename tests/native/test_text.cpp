@@ -47,6 +47,12 @@ TEST_CASE("language detection on the seeds and on short queries", "[text]") {
   CHECK(DetectLanguage("Por que a Tesla abandonou o LiDAR?") == "pt");
   CHECK(DetectLanguage("特斯拉为什么放弃激光雷达？") == "zh");
   CHECK(DetectLanguage("Karpathy 在 Tesla 负责 Autopilot") == "zh");
+  // Short Portuguese questions whose one shared word ("do") once tied with English.
+  CHECK(DetectLanguage("mudar o idioma do sistema") == "pt");
+  CHECK(DetectLanguage("qual pacote contém este arquivo") == "pt");
+  CHECK(DetectLanguage("Quantos parâmetros tem o GPT-4?") == "pt");
+  CHECK(DetectLanguage("how do I undo my last commit") == "en");
+  CHECK(DetectLanguage("make a patch and apply it to the tree") == "en");
   CHECK(DetectLanguage("") == "und");
   CHECK(DetectLanguage("🌍🌍") == "und");
 }
