@@ -188,6 +188,7 @@ void ReadRankingWeights(const val& options, SearchOptions& o) {
   o.page_weight = static_cast<float>(Num(options, "pageWeight", o.page_weight));
   o.page_repeat_penalty = static_cast<float>(Num(options, "pageRepeatPenalty", o.page_repeat_penalty));
   o.passages_per_page = Count(options, "passagesPerPage", o.passages_per_page, kMaxK);
+  o.twin_cosine = static_cast<float>(Num(options, "twinCosine", o.twin_cosine));
 }
 
 SearchMode ParseMode(const std::string& mode) { return ParseSearchMode(mode); }

@@ -365,8 +365,38 @@ std::vector<SearchResult> Collection::Search(std::string_view query_text, const 
   SortResults(results);
   if (use_lexical) SpreadPages(opt, results);
   if (evidence && !results.empty()) DescribeTop(results[0], query_language, rerank, *evidence);
+  if (use_vectors) PreferTwinsInLanguage(query_language, opt, results);
   if (results.size() > opt.k) results.resize(opt.k);
   return results;
+}
+
+// Within the first k results, a passage in another language than the query's
+// that outranks its own translation in the query's language yields its place
+// to it: a knowledge base that holds a text in several languages answers in
+// the asker's. Only the order of the k changes, never which are returned. The
+// twin takes the place's score, so scores still fall down the list.
+void Collection::PreferTwinsInLanguage(const std::string& query_language, const SearchOptions& opt,
+                                       std::vector<SearchResult>& results) const {
+  // Without a language (a vector search that detects none) there is no asker's language to prefer.
+  if (opt.twin_cosine <= 0.f || query_language.empty() || query_language == kUndeterminedLanguage) return;
+  const size_t shown = std::min(opt.k, results.size());
+  twin_a_.resize(model_.dims);
+  twin_b_.resize(model_.dims);
+  for (size_t i = 0; i < shown; ++i) {
+    if (InQueryLanguage(results[i].label, query_language)) continue;
+    store_.Decode(results[i].label, twin_a_.data());
+    for (size_t j = i + 1; j < shown; ++j) {
+      if (!InQueryLanguage(results[j].label, query_language)) continue;
+      store_.Decode(results[j].label, twin_b_.data());
+      if (Dot(twin_a_.data(), twin_b_.data(), model_.dims) < opt.twin_cosine) continue;
+      SearchResult twin = results[j];
+      twin.fused = std::max(twin.fused, results[i].fused);
+      results.erase(results.begin() + static_cast<std::ptrdiff_t>(j));
+      results.insert(results.begin() + static_cast<std::ptrdiff_t>(i), twin);
+      ++i;  // the passage it displaced keeps the next place
+      break;
+    }
+  }
 }
 
 namespace {

@@ -53,6 +53,9 @@ struct CollectionOptions {
   size_t int8_from = 0;
 };
 
+// Chosen on bench/quality's development half (bench/quality/notes.md).
+inline constexpr float kDefaultTwinCosine = 0.7f;
+
 struct SearchOptions {
   size_t k = 10;
   float threshold = 0.35f;  // on cosine when the collection has vectors, else on normalised BM25
@@ -88,6 +91,12 @@ struct SearchOptions {
   // several pages rather than one page five times (chosen likewise).
   float page_repeat_penalty = 0.2f;
   size_t passages_per_page = 1;
+  // A passage in another language than the query's, shown above its twin in
+  // the query's language (the same text translated: their vectors' cosine at
+  // least this), gives the twin its place and its score: an English question
+  // reads the English copy first. 0 turns it off. Order only: what is shown
+  // and the answerability decision are unchanged.
+  float twin_cosine = kDefaultTwinCosine;
   // Only passages whose filters hold, for every key named here, one of its
   // values (a site's data-vesper-filter). Vectors are then scanned exactly
   // over the passages that pass: a filtered search never misses a passage
@@ -262,6 +271,8 @@ class Collection {
   void KeepAllowed(std::vector<Hit>& hits, size_t pool) const;
   bool UsesPages() const;
   void SpreadPages(const SearchOptions& opt, std::vector<SearchResult>& results) const;
+  void PreferTwinsInLanguage(const std::string& query_language, const SearchOptions& opt,
+                             std::vector<SearchResult>& results) const;
   void MaybeBuildHnsw();
   void GatherEvidence(const float* q, const std::string& query_language, float translated_weight, QueryEvidence& e) const;
   void Fuse(SearchMode mode, bool use_vectors, bool rerank, const std::string& query_language, const SearchOptions& opt,
@@ -299,6 +310,7 @@ class Collection {
   bool bm25_loaded_ = false;  // from a pack's bm25 section: FinishLoad keeps it
   void RebuildLexical();
   mutable std::vector<Hit> vector_hits_, lexical_hits_;  // per-query scratch
+  mutable std::vector<float> twin_a_, twin_b_;           // per-query scratch: decoded vectors
   mutable std::vector<uint8_t> allowed_;                 // per-query scratch: passages a filtered search may return
   mutable std::unordered_map<uint32_t, size_t> fused_at_;  // label -> result slot, per query
   mutable std::vector<float> query_;

@@ -166,6 +166,46 @@ TEST_CASE("a small site's evidence: the typical passage is not its answer, and a
   CHECK(und.evidence.same_language);
 }
 
+TEST_CASE("a passage in another language yields its place to its translation in the query's language", "[query]") {
+  // Four passages: a Portuguese text, its English twin (cosine 0.9), an
+  // English passage on something else, and a Portuguese one.
+  constexpr size_t kTwinDims = 4;
+  const std::vector<std::vector<float>> rows = {
+      {1.f, 0.f, 0.f, 0.f}, {0.9f, 0.43589f, 0.f, 0.f}, {0.f, 0.f, 1.f, 0.f}, {0.6f, 0.f, 0.f, 0.8f}};
+  const char* languages[] = {"pt", "en", "en", "pt"};
+  Collection c("twins", test::FakeModel(kTwinDims));
+  std::vector<Chunk> chunks;
+  std::vector<float> vectors;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    Chunk ch;
+    ch.id = "t" + std::to_string(i);
+    ch.text = "passage " + std::to_string(i);
+    ch.language = languages[i];
+    chunks.push_back(ch);
+    vectors.insert(vectors.end(), rows[i].begin(), rows[i].end());
+  }
+  c.Add(std::move(chunks), vectors.data(), rows.size());
+  const std::vector<float> query = {0.98f, 0.f, 0.199f, 0.f};
+  SearchOptions opt;  // hybrid: no word is shared, so the ranking is the cosine's
+  opt.k = 4;
+  opt.threshold = -1.f;
+  auto ids = [&](const std::vector<SearchResult>& r) {
+    std::vector<std::string> out;
+    for (const auto& x : r) out.push_back(c.chunk(x.label).id);
+    return out;
+  };
+  const auto english = c.Search("Why did the company drop the sensor?", query.data(), kTwinDims, opt);
+  CHECK(ids(english) == std::vector<std::string>{"t1", "t0", "t3", "t2"});
+  CHECK(english[0].fused == english[1].fused);  // the twin takes the place's score: still monotonic
+  for (size_t i = 1; i < english.size(); ++i) CHECK(english[i].fused <= english[i - 1].fused);
+  // Asked in Portuguese, or with the rule off, the ranking's own order.
+  CHECK(ids(c.Search("Por que a empresa abandonou o sensor?", query.data(), kTwinDims, opt)) ==
+        std::vector<std::string>{"t0", "t1", "t3", "t2"});
+  opt.twin_cosine = 0.f;
+  CHECK(ids(c.Search("Why did the company drop the sensor?", query.data(), kTwinDims, opt)) ==
+        std::vector<std::string>{"t0", "t1", "t3", "t2"});
+}
+
 TEST_CASE("meta chunks rank below content and keep their mark in a pack", "[query]") {
   Collection c = Notes();
   // The meta chunk shares the most words with the query, yet content comes first.
