@@ -48,11 +48,12 @@ async function main() {
     const docs = loadDocs(set);
     for (const q of loadQuestions(set)) {
       const name = `${set}-${q.n}`;
-      await engine.store(name, siteFor(docs, q, si));
+      const site = siteFor(docs, q, si);
+      await engine.store(name, site);
       const r = await engine.search(name, q.question, { k: K, padTo: 0 });
       const shown = r.results.map((x) => x.source);
       rows.push({ set, half: q.half, kind: q.kind, question: q.question,
-        answered: shown.length > 0, confidence: r.confidence ?? null, evidence: r.evidence ?? null, pages: siteFor(docs, q, si).length, relevantShown: q.kind === 'unrelated' ? null : shown.some((s) => q.relevant.includes(s)) });
+        answered: shown.length > 0, confidence: r.confidence ?? null, evidence: r.evidence ?? null, pages: site.length, relevantShown: q.kind === 'unrelated' ? null : shown.some((s) => q.relevant.includes(s)) });
       engine.remove(name);
     }
   }

@@ -691,7 +691,7 @@ class DocumentChunker {
     c.begin = static_cast<uint32_t>(b);
     c.end = static_cast<uint32_t>(e);
     c.language = DetectLanguage(c.text);
-    if (c.language == "und") c.language = doc_language_;
+    if (c.language == kUndeterminedLanguage) c.language = doc_language_;
     c.meta = IsMeta(c.title) || OpensAsMeta(c.text);
     std::string key = c.source + '\x1f';
     for (const auto& t : c.title) key += t + '\x1e';

@@ -380,15 +380,13 @@ void Collection::PreferTwinsInLanguage(const std::string& query_language, const 
   // Without a language (a vector search that detects none) there is no asker's language to prefer.
   if (opt.twin_cosine <= 0.f || query_language.empty() || query_language == kUndeterminedLanguage) return;
   const size_t shown = std::min(opt.k, results.size());
-  twin_a_.resize(model_.dims);
-  twin_b_.resize(model_.dims);
+  twin_.resize(model_.dims);
   for (size_t i = 0; i < shown; ++i) {
     if (InQueryLanguage(results[i].label, query_language)) continue;
-    store_.Decode(results[i].label, twin_a_.data());
+    store_.Decode(results[i].label, twin_.data());
     for (size_t j = i + 1; j < shown; ++j) {
       if (!InQueryLanguage(results[j].label, query_language)) continue;
-      store_.Decode(results[j].label, twin_b_.data());
-      if (Dot(twin_a_.data(), twin_b_.data(), model_.dims) < opt.twin_cosine) continue;
+      if (store_.Score(twin_.data(), results[j].label) < opt.twin_cosine) continue;
       SearchResult twin = results[j];
       twin.fused = std::max(twin.fused, results[i].fused);
       results.erase(results.begin() + static_cast<std::ptrdiff_t>(j));

@@ -310,7 +310,7 @@ class Collection {
   bool bm25_loaded_ = false;  // from a pack's bm25 section: FinishLoad keeps it
   void RebuildLexical();
   mutable std::vector<Hit> vector_hits_, lexical_hits_;  // per-query scratch
-  mutable std::vector<float> twin_a_, twin_b_;           // per-query scratch: decoded vectors
+  mutable std::vector<float> twin_;                      // per-query scratch: a decoded vector
   mutable std::vector<uint8_t> allowed_;                 // per-query scratch: passages a filtered search may return
   mutable std::unordered_map<uint32_t, size_t> fused_at_;  // label -> result slot, per query
   mutable std::vector<float> query_;

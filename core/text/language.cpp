@@ -31,7 +31,7 @@ bool Contains(const std::array<std::string_view, N>& words, std::string_view w) 
 }  // namespace
 
 std::string DetectLanguage(std::string_view text) {
-  if (utf8::FindInvalid(text) != std::string_view::npos) return "und";
+  if (utf8::FindInvalid(text) != std::string_view::npos) return kUndeterminedLanguage;
   size_t han = 0, kana = 0, hangul = 0, latin_words = 0, accents = 0;
   int pt = 0, en = 0;
   std::string word;
@@ -65,10 +65,10 @@ std::string DetectLanguage(std::string_view text) {
     if (hangul * 2 >= cjk) return "ko";
     return "zh";
   }
-  if (latin_words < 1) return "und";
+  if (latin_words < 1) return kUndeterminedLanguage;
   int pt_score = 2 * pt + static_cast<int>(accents);
   int en_score = 2 * en;
-  if (pt_score == 0 && en_score == 0) return latin_words >= 3 ? "en" : "und";
+  if (pt_score == 0 && en_score == 0) return latin_words >= 3 ? "en" : kUndeterminedLanguage;
   return pt_score > en_score ? "pt" : "en";
 }
 
