@@ -52,19 +52,32 @@ function renderDatabases() {
   if (state.meta.has(current)) select.value = current;
 }
 
-// Saves a database to IndexedDB; resolves to null, or to the reason it
-// could not be saved (it then stays usable in this tab).
-async function persist(name, bytes) {
+// A database's record, listed at once (the select and the table read
+// state.meta); written to IndexedDB by save().
+function remember(name, bytes) {
   const db = state.engine.require(name);
   const meta = { name, bytes, model: db.model?.id ?? null, chunks: db.size, created: Date.now() };
   state.meta.set(name, meta);
-  renderDatabases();
+  return meta;
+}
+
+// Resolves to null, or to the reason the record could not be saved (the
+// database then stays usable in this tab).
+async function save(meta) {
   try {
     await storage.put(meta);
     return null;
   } catch (err) {
     return friendlyStorageError(err);
   }
+}
+
+// Saves a database to IndexedDB; resolves to null, or to the reason it
+// could not be saved (it then stays usable in this tab).
+async function persist(name, bytes) {
+  const meta = remember(name, bytes);
+  renderDatabases();
+  return save(meta);
 }
 
 function report(message, isError = false) {
@@ -207,6 +220,14 @@ function renderResults() {
   }
 }
 
+// Work the visitor is not waiting for, when the page is idle (at the latest
+// after IDLE_WAIT_MS).
+const IDLE_WAIT_MS = 1000;
+function idle(fn) {
+  if (window.requestIdleCallback) requestIdleCallback(fn, { timeout: IDLE_WAIT_MS });
+  else setTimeout(fn, 0);
+}
+
 let pending = 0;
 async function search() {
   const text = $('query').value;
@@ -311,10 +332,12 @@ function knowledgeBaseDocuments(config) {
 }
 
 // docs: knowledgeBaseDocuments(config), asked for while the engine loaded.
+// Not over what the visitor typed meanwhile: it is filled after the first
+// results (laying out its 150 kB of text is ~100 ms of a cold load).
 async function loadDefaultKnowledgeBase(config, docsPromise) {
   const docs = await docsPromise;
-  $('kb-text').value = docs.map((d) => d.text).join('\n\n');
-  $('db-name').value = config.knowledgeBase.name;
+  if (!$('kb-text').value) $('kb-text').value = docs.map((d) => d.text).join('\n\n');
+  if (!$('db-name').value) $('db-name').value = config.knowledgeBase.name;
 }
 
 // What a model switch re-embeds: the selected database; the default
@@ -375,7 +398,6 @@ async function main() {
   if (unrestored) showNotice(`${unrestored}: the default model is in use.`);
   setStatus(e.model ? `Ready: ${e.model.id} on ${e.backend.name} (${e.backend.reason}); loaded in ${e.loadMs.toFixed(0)} ms` : `Ready (lexical search); loaded in ${e.loadMs.toFixed(0)} ms`);
   $('footer').textContent = `Vector search with vesper${e.model ? ` using ${e.model.id} on ${e.backend.name}` : ''}: C++ compiled to WebAssembly.`;
-  await loadDefaultKnowledgeBase(config, early.docs);
 
   const stored = await storedPromise;
   performance.mark('vesper-storage-listed');
@@ -389,16 +411,18 @@ async function main() {
       showNotice(`Database '${rec.name}' is damaged and was not loaded (${err.message}); your other databases are unaffected. It is kept untouched in storage until you delete it.`);
     }
   }
-  const saving = [];
+  // The default database's record, written to storage once the first results are shown.
+  const unsaved = [];
   if (!state.meta.size && config.defaultPack) {
     try {
       const bytes = new Uint8Array(await (await fetch(config.defaultPack)).arrayBuffer());
       performance.mark('vesper-pack-fetched');
       const names = e.loadPack(bytes);
       performance.mark('vesper-pack-loaded');
-      // Kept for the next visit, written while the visitor reads the page.
+      // Kept for the next visit, written while the visitor reads the page: the
+      // fetched bytes themselves when the pack holds one database (no export).
       // A damaged stored database of the same name is left for the user to delete, not overwritten.
-      for (const n of names) if (!state.damaged.has(n)) saving.push(persist(n, e.exportPack(n)));
+      for (const n of names) if (!state.damaged.has(n)) unsaved.push(remember(n, names.length === 1 ? bytes : e.exportPack(n)));
     } catch {
       // No prebuilt pack for this model: the Store button builds one.
     }
@@ -408,15 +432,24 @@ async function main() {
   // The slider starts at the selected database's threshold (the model's calibrated one).
   if ($('db-select').value) setThreshold(e.defaultThreshold($('db-select').value));
   state.ready = true;
-  search();
-  // Offline after the first visit (web/sw.js), registered once the page is
-  // ready: its precache (the whole model files included) would otherwise
-  // compete with the page's own first downloads. Failing to register only
-  // costs the offline mode.
-  navigator.serviceWorker?.register('sw.js').catch(() => {});
-  Promise.all(saving).then((unsaved) => unsaved.filter(Boolean).forEach(showNotice));
+  // A query typed while loading runs now, alone: what it does not need (the
+  // persona, the model picker, the service worker's downloads, storage)
+  // waits for its results.
+  await search();
+  idle(async () => {
+    // The editor's text is a convenience: without it the page still searches.
+    await loadDefaultKnowledgeBase(config, early.docs).catch(() => {});
+    for (const meta of unsaved) {
+      const failed = await save(meta);
+      if (failed) showNotice(failed);
+    }
+    // Offline after the first visit (web/sw.js): its precache (the whole
+    // model files included) would otherwise compete with the page's own
+    // downloads. Failing to register only costs the offline mode.
+    navigator.serviceWorker?.register('sw.js').catch(() => {});
+  });
   // The lexicon's other translation directions, read while the visitor reads the page, not on their first query.
-  (window.requestIdleCallback ?? ((f) => setTimeout(f, 0)))(() => e.warm());
+  idle(() => e.warm());
   if (config.persona) {
     try {
       const personaText = await early.persona;
