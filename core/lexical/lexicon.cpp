@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/text/lang.h"
 #include "core/text/words.h"
 #include "core/util/error.h"
 #include "core/util/utf8.h"
@@ -56,47 +57,27 @@ bool ValidLanguage(std::string_view s) {
   return true;
 }
 
+// Shorter stems are left alone: "cria" is not "criar" plus something.
+constexpr size_t kMinLemmaStem = 3;
+
 // Dictionary forms an inflected word may come from, most likely first, for a
 // word the table does not know as written (dictionaries list "longo",
 // "preferir", "create"; questions say "longas", "prefere", "created"). Only
 // candidates: a lookup keeps the first the table knows. The word is already
-// lower-case, accent-free and plural-folded (core/text/words).
-struct Ending {
-  std::string_view end;                    // what the inflected word ends with
-  std::vector<std::string_view> base;  // what replaces it
-};
-
-const std::vector<Ending>& EndingsOf(const std::string& language) {
-  static const std::vector<Ending> kPortuguese = {
-      {"amente", {"o", "a", ""}}, {"mente", {""}},                     // exatamente -> exato
-      {"ado", {"ar"}}, {"ada", {"ar", "ado"}}, {"ido", {"er", "ir"}}, {"ida", {"er", "ir", "ido"}},  // participles
-      {"ando", {"ar"}}, {"endo", {"er"}}, {"indo", {"ir"}},             // gerunds
-      {"aram", {"ar"}}, {"eram", {"er"}}, {"iram", {"ir"}}, {"ava", {"ar"}}, {"ia", {"er", "ir"}},
-      {"amo", {"ar"}}, {"emo", {"er"}}, {"imo", {"ir"}},               // -amos, after plural folding
-      {"ou", {"ar"}}, {"am", {"ar"}}, {"em", {"er", "ir"}}, {"ei", {"ar"}}, {"eu", {"er"}}, {"iu", {"ir"}},
-      {"a", {"o", "ar"}}, {"e", {"er", "ir", "ar"}}, {"o", {"ar", "er", "ir"}},  // longa -> longo, prefere -> preferir
-  };
-  static const std::vector<Ending> kEnglish = {
-      {"ied", {"y"}}, {"ily", {"y"}}, {"ing", {"", "e", "-"}}, {"ed", {"", "e", "-"}}, {"ly", {""}},
-      {"est", {"", "e"}}, {"er", {"", "e"}},
-  };
-  static const std::vector<Ending> kNone;
-  return language == "pt" ? kPortuguese : language == "en" ? kEnglish : kNone;
-}
-
-// Shorter stems are left alone: "cria" is not "criar" plus something.
-constexpr size_t kMinLemmaStem = 3;
-
+// lower-case, accent-free and plural-folded (core/text/words). The endings
+// are the language file's "lemma_endings" (core/text/lang/), in its order (a
+// longer ending before one it ends with): an ending, then the dictionary
+// endings that may replace it, "-" for a doubled final consonant undone.
 std::vector<std::string> LemmaCandidates(const std::string& word, const std::string& language) {
   std::vector<std::string> out;
-  for (const Ending& e : EndingsOf(language)) {
-    if (word.size() < e.end.size() + kMinLemmaStem || word.compare(word.size() - e.end.size(), e.end.size(), e.end) != 0) continue;
-    const std::string stem = word.substr(0, word.size() - e.end.size());
-    for (std::string_view base : e.base) {
+  for (const WordMapping& e : LanguageMapping(language, "lemma_endings")) {
+    if (word.size() < e.from.size() + kMinLemmaStem || word.compare(word.size() - e.from.size(), e.from.size(), e.from) != 0) continue;
+    const std::string stem = word.substr(0, word.size() - e.from.size());
+    for (const std::string& base : e.to) {
       if (base == "-") {  // a doubled final consonant undone: running -> run
         if (stem.size() > kMinLemmaStem && stem.back() == stem[stem.size() - 2]) out.push_back(stem.substr(0, stem.size() - 1));
       } else {
-        out.push_back(stem + std::string(base));
+        out.push_back(stem + base);
       }
     }
     break;  // the longest ending that matches speaks for the word

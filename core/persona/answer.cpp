@@ -10,6 +10,7 @@
 #include "core/persona/evidence.h"
 #include "core/persona/followup.h"
 #include "core/persona/text_match.h"
+#include "core/text/lang.h"
 #include "core/search/query.h"
 #include "core/text/language.h"
 #include "core/text/words.h"
@@ -79,15 +80,16 @@ std::string Replace(std::string s, const std::string& key, const std::string& va
   return s;
 }
 
+// The name of language `of` written in language `in` (its file's "name"
+// mapping), in English where `in` has none, or the code itself.
 std::string LanguageName(const std::string& of, const std::string& in) {
-  struct Name { const char *code, *en, *pt, *zh; };
-  static const Name kNames[] = {{"en", "English", "ingl\xC3\xAAs", "\xE8\x8B\xB1\xE6\x96\x87"},
-                                {"pt", "Portuguese", "portugu\xC3\xAAs", "\xE8\x91\xA1\xE8\x90\x84\xE7\x89\x99\xE8\xAF\xAD"},
-                                {"zh", "Chinese", "chin\xC3\xAAs", "\xE4\xB8\xAD\xE6\x96\x87"}};
-  for (const Name& n : kNames) {
-    if (of == n.code) return in == "pt" ? n.pt : in == "zh" ? n.zh : n.en;
+  std::string english = of;
+  for (const WordMapping& name : LanguageMapping(of, "name")) {
+    if (name.to.empty()) continue;
+    if (name.from == in) return name.to.front();
+    if (name.from == "en") english = name.to.front();
   }
-  return of;
+  return english;
 }
 
 std::string Trimmed(std::string_view question) {

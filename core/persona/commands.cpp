@@ -5,6 +5,7 @@
 
 #include "core/persona/answer.h"
 #include "core/persona/text_match.h"
+#include "core/text/lang.h"
 #include "core/util/utf8.h"
 
 namespace vesper {
@@ -49,18 +50,13 @@ bool MatchesCommand(const std::string& key, const ListByLanguage& phrases, const
 constexpr size_t kMaxCommandWords = 14;     // a longer sentence is not a role command
 constexpr size_t kMaxCommandHan = 24;       // the same for Chinese, in characters
 
-// Asking, not requesting: a question word first (en, pt), or anywhere (zh).
+// Asking, not requesting: a question word first ("why", "o que"), or one
+// that asks from anywhere (为什么), as the language files list them.
 bool AsksSomething(const std::string& folded) {
-  static const char* kFirst[] = {"why", "what", "when", "how", "who", "which", "where", "whose", "did", "does", "is",
-                                 "are", "was", "were", "has", "have", "por que", "porque", "qual", "quais", "quando",
-                                 "como", "quem", "onde", "o que", "que", "sera"};
-  for (const char* w : kFirst) {
+  for (const std::string& w : AllLanguageWords("question_openings")) {
     if (FindWord(folded, w) == 0) return true;
   }
-  static const char* kAnywhere[] = {"\xE4\xB8\xBA\xE4\xBB\x80\xE4\xB9\x88", "\xE4\xBB\x80\xE4\xB9\x88",  // 为什么 什么
-                                    "\xE6\x80\x8E\xE4\xB9\x88", "\xE5\x93\xAA", "\xE8\xB0\x81",  // 怎么 哪 谁
-                                    "\xE5\xA4\x9A\xE5\xB0\x91", "\xE5\xA6\x82\xE4\xBD\x95"};  // 多少 如何
-  for (const char* w : kAnywhere) {
+  for (const std::string& w : AllLanguageWords("question_words_anywhere")) {
     if (folded.find(w) != std::string::npos) return true;
   }
   return false;

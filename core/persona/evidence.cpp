@@ -6,6 +6,7 @@
 
 #include "core/collection/collection.h"
 #include "core/persona/text_match.h"
+#include "core/text/lang.h"
 #include "core/text/words.h"
 #include "core/util/utf8.h"
 
@@ -13,15 +14,17 @@ namespace vesper {
 
 namespace {
 
-bool HasAny(const std::string& folded, std::initializer_list<const char*> cues) {
-  for (const char* c : cues) {
+// The cues are a list of the language files (core/text/lang/), every
+// language's entries: a question or a sentence is read whatever its language.
+bool HasAny(const std::string& folded, std::string_view list) {
+  for (const std::string& c : AllLanguageWords(list)) {
     if (ContainsWord(folded, c)) return true;
   }
   return false;
 }
 
-bool StartsWithAny(const std::string& folded, std::initializer_list<const char*> cues) {
-  for (const char* c : cues) {
+bool StartsWithAny(const std::string& folded, std::string_view list) {
+  for (const std::string& c : AllLanguageWords(list)) {
     std::string_view cue(c);
     if (folded.compare(0, cue.size(), cue) != 0) continue;
     // A Latin cue is a whole word; a Han one needs no boundary.
@@ -90,36 +93,18 @@ bool HasName(std::string_view s) {
 
 QuestionType ClassifyQuestion(std::string_view question) {
   const std::string f = FoldText(question);
-  // Opinion before "how" (怎么看 is "what do you think", 怎么 alone is "how").
-  if (HasAny(f, {"think", "opinion", "view", "views", "believe", "feel about", "acha", "pensa", "opiniao", "visao",
-                 "\xE6\x80\x8E\xE4\xB9\x88\xE7\x9C\x8B", "\xE7\x9C\x8B\xE6\xB3\x95", "\xE8\xAE\xA4\xE4\xB8\xBA",
-                 "\xE8\xA7\x82\xE7\x82\xB9"}))  // 怎么看 看法 认为 观点
-    return QuestionType::kOpinion;
-  if (HasAny(f, {"downside", "downsides", "drawback", "drawbacks", "weakness", "weak point", "limitation", "limitations",
-                 "fall apart", "fails", "ponto fraco", "desvantagem", "desvantagens", "limitacao", "limitacoes", "lado ruim",
-                 "\xE7\xBC\xBA\xE7\x82\xB9", "\xE5\xB1\x80\xE9\x99\x90", "\xE5\xBC\xB1\xE7\x82\xB9",  // 缺点 局限 弱点
-                 "\xE4\xB8\x8D\xE8\xAF\xA5\xE7\x94\xA8", "\xE9\xA3\x8E\xE9\x99\xA9"}))  // 不该用 风险
-    return QuestionType::kLimitation;
-  // "How much math do I need?" wants no number; "how many" and "how long" do.
-  if (HasAny(f, {"how many", "how long", "quantos", "quantas", "quanto tempo", "\xE5\xA4\x9A\xE5\xB0\x91",
-                 "\xE5\x87\xA0\xE4\xB8\xAA", "\xE5\x87\xA0\xE5\xB9\xB4", "\xE5\xA4\x9A\xE4\xB9\x85"}))  // 多少 几个 几年 多久
-    return QuestionType::kHowMany;
-  if (HasAny(f, {"when", "what year", "which year", "quando", "que ano", "em que ano",
-                 "\xE4\xBB\x80\xE4\xB9\x88\xE6\x97\xB6\xE5\x80\x99", "\xE5\x93\xAA\xE4\xB8\x80\xE5\xB9\xB4",
-                 "\xE5\x93\xAA\xE5\xB9\xB4", "\xE4\xBD\x95\xE6\x97\xB6"}))  // 什么时候 哪一年 哪年 何时
-    return QuestionType::kWhen;
-  if (HasAny(f, {"why", "por que", "porque", "pra que", "\xE4\xB8\xBA\xE4\xBB\x80\xE4\xB9\x88", "\xE4\xB8\xBA\xE4\xBD\x95",
-                 "\xE5\x8E\x9F\xE5\x9B\xA0"}))  // 为什么 为何 原因
-    return QuestionType::kWhy;
-  if (HasAny(f, {"who", "whom", "quem", "\xE8\xB0\x81"})) return QuestionType::kWho;  // 谁
-  if (HasAny(f, {"where", "onde", "\xE5\x93\xAA\xE9\x87\x8C", "\xE5\x9C\xA8\xE5\x93\xAA", "\xE5\x93\xAA\xE5\x84\xBF"}))
-    return QuestionType::kWhere;  // 哪里 在哪 哪儿
-  if (HasAny(f, {"what is", "what are", "whats", "what does", "mean", "o que e", "o que sao", "o que significa",
-                 "\xE4\xBB\x80\xE4\xB9\x88\xE6\x98\xAF", "\xE6\x98\xAF\xE4\xBB\x80\xE4\xB9\x88",
-                 "\xE6\x8C\x87\xE7\x9A\x84\xE6\x98\xAF"}))  // 什么是 是什么 指的是
-    return QuestionType::kWhatIs;
-  if (HasAny(f, {"how", "como", "\xE6\x80\x8E\xE4\xB9\x88", "\xE5\xA6\x82\xE4\xBD\x95", "\xE6\x80\x8E\xE6\xA0\xB7"}))
-    return QuestionType::kHow;  // 怎么 如何 怎样
+  // In this order: an opinion before "how" (怎么看 is "what do you think",
+  // 怎么 alone is "how"); "how many" and "how long" want a number, "how much
+  // math do I need?" does not.
+  static const std::pair<const char*, QuestionType> kTypes[] = {
+      {"question_opinion", QuestionType::kOpinion}, {"question_limitation", QuestionType::kLimitation},
+      {"question_how_many", QuestionType::kHowMany}, {"question_when", QuestionType::kWhen},
+      {"question_why", QuestionType::kWhy},         {"question_who", QuestionType::kWho},
+      {"question_where", QuestionType::kWhere},     {"question_what_is", QuestionType::kWhatIs},
+      {"question_how", QuestionType::kHow}};
+  for (const auto& [list, type] : kTypes) {
+    if (HasAny(f, list)) return type;
+  }
   return QuestionType::kFact;
 }
 
@@ -208,20 +193,25 @@ float SharedEvidence(const TranslatedTerms& terms, std::string_view text) {
 
 std::string CountedWord(std::string_view question) {
   const std::string f = FoldText(question);
-  struct Cue { const char* text; bool head_last; };
-  static const Cue kCues[] = {{"how many ", true}, {"quantos ", false}, {"quantas ", false}};
-  for (const Cue& cue : kCues) {
-    const size_t at = f.find(cue.text);
-    if (at == std::string::npos) continue;
-    std::vector<std::string> phrase;  // the content words right after the cue
-    bool open = true;
-    SplitWords(std::string_view(f).substr(at + std::strlen(cue.text)), [&](WordSpan&& w) {
-      if (!open) return;
-      if (FunctionWords().count(w.term)) open = phrase.empty();  // a leading article is skipped; a later one ends it
-      else phrase.push_back(std::move(w.term));
-    });
-    if (phrase.empty()) return {};
-    return cue.head_last ? phrase.back() : phrase.front();
+  // Each language's cues ("how many", "quantos") and where its noun phrase
+  // has its head: "how many Dojo chips" -> "chip", "quantos funcionários da
+  // Eureka Labs" -> "funcionario".
+  for (const std::string& language : KnownLanguages()) {
+    const std::vector<std::string>& head = LanguageWords(language, "count_head");
+    const bool head_last = !head.empty() && head.front() == "last";
+    for (const std::string& cue : LanguageWords(language, "count_cues")) {
+      const size_t at = f.find(cue + " ");
+      if (at == std::string::npos) continue;
+      std::vector<std::string> phrase;  // the content words right after the cue
+      bool open = true;
+      SplitWords(std::string_view(f).substr(at + cue.size() + 1), [&](WordSpan&& w) {
+        if (!open) return;
+        if (FunctionWords().count(w.term)) open = phrase.empty();  // a leading article is skipped; a later one ends it
+        else phrase.push_back(std::move(w.term));
+      });
+      if (phrase.empty()) return {};
+      return head_last ? phrase.back() : phrase.front();
+    }
   }
   return {};
 }
@@ -264,45 +254,33 @@ bool NamesAnyOf(std::string_view sentence, const std::vector<std::string>& years
 
 bool HasReasonCue(std::string_view sentence) {
   const std::string f = FoldText(sentence);
-  return HasAny(f, {"because", "since", "so that", "reason", "the point is", "which means", "due to", "porque", "pois",
-                    "ja que", "por causa", "razao", "motivo", "\xE5\x9B\xA0\xE4\xB8\xBA", "\xE6\x89\x80\xE4\xBB\xA5",
-                    "\xE5\x8E\x9F\xE5\x9B\xA0", "\xE7\x94\xB1\xE4\xBA\x8E"});  // 因为 所以 原因 由于
+  return HasAny(f, "reason_cues");
 }
 
 bool HasLimitationCue(std::string_view sentence) {
   const std::string f = FoldText(sentence);
-  return StartsWithLimitation(sentence) ||
-         HasAny(f, {"counterpoint", "limitation", "limitations", "downside", "fails", "fail", "weakness", "degrade",
-                    "contraponto", "limitacao", "limitacoes", "falha", "degradam", "\xE5\xB1\x80\xE9\x99\x90",
-                    "\xE7\xBC\xBA\xE7\x82\xB9", "\xE5\xA4\xB1\xE8\xB4\xA5", "\xE9\xA3\x8E\xE9\x99\xA9"});  // 局限 缺点 失败 风险
+  return StartsWithLimitation(sentence) || HasAny(f, "limitation_cues");
 }
 
 bool RefersBack(std::string_view question) {
   const std::string f = FoldText(question);
-  if (HasAny(f, {"that", "this", "it", "its", "those", "these", "them", "they", "there", "isso", "disso", "nisso", "desse",
-                 "dessa", "esse", "essa", "isto", "dele", "dela", "comparando"}))
-    return true;
-  for (const char* lead : {"and ", "but ", "so ", "e ", "mas ", "entao ", "\xE9\x82\xA3", "\xE9\x82\xA3\xE4\xB9\x88"}) {  // 那 那么
-    if (f.rfind(lead, 0) == 0) return true;
-  }
-  for (const char* han : {"\xE5\xAE\x83", "\xE8\xBF\x99", "\xE5\xBD\x93\xE6\x97\xB6", "\xE5\x85\xB6"}) {  // 它 这 当时 其
-    if (f.find(han) != std::string::npos) return true;
+  if (HasAny(f, "refers_back")) return true;
+  // An opening word: a Latin one followed by a space ("and ", "e "), a Han one as it is (那).
+  for (const std::string& lead : AllLanguageWords("refers_back_leads")) {
+    const bool latin = static_cast<unsigned char>(lead[0]) < 0x80;
+    if (f.rfind(latin ? lead + " " : lead, 0) == 0) return true;
   }
   return false;
 }
 
 bool HasExampleCue(std::string_view sentence) {
   const std::string f = FoldText(sentence);
-  return HasAny(f, {"for example", "e.g.", "such as", "for instance", "example", "por exemplo", "exemplo", "como por",
-                    "\xE4\xBE\x8B\xE5\xA6\x82", "\xE6\xAF\x94\xE5\xA6\x82", "\xE4\xB8\xBE\xE4\xBE\x8B",
-                    "\xE6\xA1\x88\xE4\xBE\x8B"});  // 例如 比如 举例 案例
+  return HasAny(f, "example_cues");
 }
 
 bool StartsWithLimitation(std::string_view sentence) {
   const std::string f = FoldText(sentence);
-  return StartsWithAny(f, {"however", "but", "the limitation", "the downside", "the catch", "that said", "still",
-                           "porem", "mas", "contudo", "no entanto", "a limitacao", "\xE4\xBD\x86\xE6\x98\xAF",
-                           "\xE4\xB8\x8D\xE8\xBF\x87", "\xE7\x84\xB6\xE8\x80\x8C", "\xE5\xB1\x80\xE9\x99\x90"});  // 但是 不过 然而 局限
+  return StartsWithAny(f, "limitation_openings");
 }
 
 float TypeFit(QuestionType type, std::string_view s) {
@@ -314,12 +292,9 @@ float TypeFit(QuestionType type, std::string_view s) {
     case QuestionType::kWhy: return HasReasonCue(s) ? 1.f : 0.f;
     case QuestionType::kLimitation: return HasLimitationCue(s) ? 1.f : 0.f;
     case QuestionType::kWhatIs:
-      return HasAny(f, {"is", "are", "means", "refers", "e", "sao", "significa", "\xE6\x8C\x87", "\xE5\xB0\xB1\xE6\x98\xAF"})
-                 ? 0.5f : 0.f;  // 指 就是
+      return HasAny(f, "definition_cues") ? 0.5f : 0.f;
     case QuestionType::kHow:
-      return HasAny(f, {"by", "through", "using", "step", "first", "then", "usando", "atraves", "primeiro", "depois",
-                        "\xE9\x80\x9A\xE8\xBF\x87", "\xE5\x85\x88", "\xE7\x84\xB6\xE5\x90\x8E", "\xE7\x94\xA8"})  // 通过 先 然后 用
-                 ? 0.5f : 0.f;
+      return HasAny(f, "method_cues") ? 0.5f : 0.f;
     default: return 0.f;
   }
 }

@@ -3,19 +3,31 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/text/lang.h"
+
 namespace vesper {
 
 namespace {
 
 bool IsAlpha(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }
 
+// The language file's form of an irregular verb after a new "I" or "eu"
+// ("first_person_verbs": "is" -> "am", "foi" -> "fui"), or null.
+const std::string* IrregularFirstPerson(const char* language, const std::string& w) {
+  for (const WordMapping& m : LanguageMapping(language, "first_person_verbs")) {
+    if (w == m.from && !m.to.empty()) return &m.to.front();
+  }
+  return nullptr;
+}
+
+bool InList(const char* language, const char* list, const std::string& w) {
+  const std::vector<std::string>& words = LanguageWords(language, list);
+  return std::find(words.begin(), words.end(), w) != words.end();
+}
+
 // "holds" -> "hold", "is" -> "am": the verb after a new "I".
 std::string FirstPersonVerb(const std::string& w) {
-  static const std::pair<const char*, const char*> kIrregular[] = {
-      {"is", "am"}, {"was", "was"}, {"has", "have"}, {"does", "do"}, {"says", "say"}, {"goes", "go"}};
-  for (auto& [from, to] : kIrregular) {
-    if (w == from) return to;
-  }
+  if (const std::string* irregular = IrregularFirstPerson("en", w)) return *irregular;
   if (w.size() > 3 && w.compare(w.size() - 3, 3, "ies") == 0) return w.substr(0, w.size() - 3) + "y";
   if (w.size() > 3 && (w.compare(w.size() - 4, 4, "shes") == 0 || w.compare(w.size() - 4, 4, "ches") == 0 ||
                        w.compare(w.size() - 3, 3, "xes") == 0 || w.compare(w.size() - 3, 3, "sses") == 0))
@@ -34,11 +46,7 @@ std::string NextWord(const std::string& s, size_t i) {
 
 // A word that only ever follows its subject: "everything he has built" has
 // "he" as a subject though "everything" ends like "simulating".
-bool IsAuxiliary(const std::string& w) {
-  static const char* kAuxiliaries[] = {"is", "was", "has", "had", "does", "did", "will", "would", "can", "could",
-                                       "should", "says", "said", "thinks", "believes", "wrote", "built", "made"};
-  return std::any_of(std::begin(kAuxiliaries), std::end(kAuxiliaries), [&](const char* a) { return w == a; });
-}
+bool IsAuxiliary(const std::string& w) { return InList("en", "subject_verbs", w); }
 
 bool IsLowerWord(const std::string& w) { return !w.empty() && std::all_of(w.begin(), w.end(), [](char c) { return c >= 'a' && c <= 'z'; }); }
 
@@ -109,11 +117,8 @@ std::string English(std::string s, const std::vector<std::string>& names, const 
       before = out.substr(b, e - b);
       std::transform(before.begin(), before.end(), before.begin(), ::tolower);
     }
-    static const char* kObjectBefore[] = {"by", "to", "with", "for", "about", "from", "of", "like", "than", "at",
-                                          "on", "as", "into", "under", "against", "simulating", "meet", "met"};
     const bool object = !IsAuxiliary(NextWord(s, i)) &&
-                        (std::any_of(std::begin(kObjectBefore), std::end(kObjectBefore), [&](const char* w) { return before == w; }) ||
-                         (before.size() > 4 && before.compare(before.size() - 3, 3, "ing") == 0));
+                        (InList("en", "object_before", before) || (before.size() > 4 && before.compare(before.size() - 3, 3, "ing") == 0));
     if (object) {
       out += "me";
       continue;
@@ -126,9 +131,7 @@ std::string English(std::string s, const std::vector<std::string>& names, const 
       std::string word = s.substr(b, e - b);
       if (!IsLowerWord(word)) break;
       out += ' ';
-      static const char* kAdverbs[] = {"always", "also", "often", "never", "sometimes", "usually", "still", "then", "even"};
-      bool adverb = (word.size() > 3 && word.compare(word.size() - 2, 2, "ly") == 0) ||
-                    std::any_of(std::begin(kAdverbs), std::end(kAdverbs), [&](const char* a) { return word == a; });
+      const bool adverb = (word.size() > 3 && word.compare(word.size() - 2, 2, "ly") == 0) || InList("en", "adverbs", word);
       out += adverb ? word : FirstPersonVerb(word);
       i = e;
       if (!adverb) break;
@@ -169,16 +172,7 @@ std::string Chinese(std::string s, const std::vector<std::string>& names, const 
 // "parti") and the present ("trabalha" -> "trabalho", "escreve" ->
 // "escrevo"). The imperfect ("trabalhava", "dizia") is the same in both.
 std::string PortugueseFirstPersonVerb(const std::string& w) {
-  static const std::pair<const char*, const char*> kIrregular[] = {
-      {"\xC3\xA9", "sou"},  // é
-      {"foi", "fui"}, {"est\xC3\xA1", "estou"}, {"tem", "tenho"}, {"teve", "tive"}, {"fez", "fiz"},
-      {"faz", "fa\xC3\xA7o"}, {"diz", "digo"}, {"disse", "disse"}, {"vai", "vou"}, {"pode", "posso"},
-      {"p\xC3\xB4" "de", "pude"}, {"quer", "quero"}, {"quis", "quis"}, {"sabe", "sei"}, {"soube", "soube"},
-      {"deu", "dei"}, {"veio", "vim"}, {"viu", "vi"}, {"v\xC3\xAA", "vejo"}, {"era", "era"}, {"estava", "estava"},
-      {"acha", "acho"}, {"p\xC3\xB4s", "pus"}, {"trouxe", "trouxe"}, {"h\xC3\xA1", "h\xC3\xA1"}};
-  for (auto& [from, to] : kIrregular) {
-    if (w == from) return to;
-  }
+  if (const std::string* irregular = IrregularFirstPerson("pt", w)) return *irregular;
   auto ends = [&](const char* e) { size_t n = std::char_traits<char>::length(e); return w.size() > n + 1 && w.compare(w.size() - n, n, e) == 0; };
   auto swap = [&](size_t drop, const char* add) { return w.substr(0, w.size() - drop) + add; };
   // The stem keeps its sound before a new vowel: "reconhece" -> "reconheço",
@@ -229,8 +223,7 @@ std::string Portuguese(std::string s, const std::vector<std::string>& names, con
       out += sorted.back();
       continue;
     }
-    static const char* kPrepositions[] = {"por", "para", "sobre", "a", "entre", "contra", "sem", "segundo"};
-    if (std::any_of(std::begin(kPrepositions), std::end(kPrepositions), [&](const char* p) { return before == p; })) {
+    if (InList("pt", "object_before", before)) {
       out += "mim";
       continue;
     }
@@ -244,9 +237,7 @@ std::string Portuguese(std::string s, const std::vector<std::string>& names, con
       const unsigned char first = word.empty() ? 0 : static_cast<unsigned char>(word[0]);
       if (!((first >= 'a' && first <= 'z') || first >= 0x80)) break;
       out += ' ';
-      static const char* kAdverbs[] = {"tamb\xC3\xA9m", "sempre", "nunca", "j\xC3\xA1", "ainda", "n\xC3\xA3o", "logo", "depois"};
-      bool adverb = (word.size() > 5 && word.compare(word.size() - 5, 5, "mente") == 0) ||
-                    std::any_of(std::begin(kAdverbs), std::end(kAdverbs), [&](const char* a) { return word == a; });
+      const bool adverb = (word.size() > 5 && word.compare(word.size() - 5, 5, "mente") == 0) || InList("pt", "adverbs", word);
       out += adverb ? word : PortugueseFirstPersonVerb(word);
       i = we;
       if (!adverb) break;

@@ -1,30 +1,18 @@
 #include "core/text/language.h"
 
-#include <array>
-
+#include "core/text/lang.h"
 #include "core/util/utf8.h"
 
 namespace vesper {
 namespace {
 
-// Frequent function words; a word list beats n-gram models at passage and
-// query length, and these two sets barely overlap.
-// Short questions carry few of them: the article "o", question words and
-// possessives ("mudar o idioma do sistema", "qual pacote contém este
-// arquivo") were read as English when "do" tied.
-constexpr std::array<std::string_view, 48> kPortuguese = {
-    "de", "que", "não", "nao", "uma", "um", "para", "com", "em", "os", "as", "da", "do", "dos", "das",
-    "é", "e", "no", "na", "por", "mais", "como", "mas", "ao", "ele", "seu", "sua", "isso", "ou",
-    "quando", "muito", "também", "são", "já", "está", "você", "o", "tem", "qual", "quais", "quem",
-    "meu", "minha", "este", "esta", "onde", "sem", "sobre"};
-constexpr std::array<std::string_view, 36> kEnglish = {
-    "the", "and", "of", "to", "is", "that", "with", "for", "it", "as", "was", "on", "are", "be",
-    "this", "by", "not", "or", "from", "at", "an", "which", "have", "you", "what", "how", "why",
-    "his", "he", "they", "can", "do", "does", "when", "who", "in"};
-
-template <size_t N>
-bool Contains(const std::array<std::string_view, N>& words, std::string_view w) {
-  for (auto x : words) if (x == w) return true;
+// Frequent function words (each language file's "detect" list); a word
+// list beats n-gram models at passage and query length, and the English and
+// Portuguese ones barely overlap. Short questions carry few of them: the
+// article "o", question words and possessives ("mudar o idioma do sistema",
+// "qual pacote contém este arquivo") were read as English when "do" tied.
+bool Contains(const std::vector<std::string>& words, std::string_view w) {
+  for (const std::string& x : words) if (x == w) return true;
   return false;
 }
 
@@ -33,6 +21,8 @@ bool Contains(const std::array<std::string_view, N>& words, std::string_view w) 
 std::string DetectLanguage(std::string_view text) {
   if (utf8::FindInvalid(text) != std::string_view::npos) return kUndeterminedLanguage;
   size_t han = 0, kana = 0, hangul = 0, latin_words = 0, accents = 0;
+  static const std::vector<std::string>& kPortuguese = LanguageWords("pt", "detect");
+  static const std::vector<std::string>& kEnglish = LanguageWords("en", "detect");
   int pt = 0, en = 0;
   std::string word;
   auto end_word = [&] {

@@ -1,5 +1,6 @@
 #include "core/text/words.h"
 
+#include "core/text/lang.h"
 #include "core/util/utf8.h"
 
 namespace vesper {
@@ -93,45 +94,17 @@ void SplitWords(std::string_view text, const std::function<void(WordSpan&&)>& em
   flush_cjk();
 }
 
-namespace {
-
-const std::unordered_set<std::string>& RawFunctionWords() {
-  static const std::unordered_set<std::string> kWords = {
-      "the", "and", "for", "what", "why", "how", "does", "did", "his", "her", "him", "are", "was", "were", "with",
-      "that", "this", "from", "about", "which", "who", "when", "where", "you", "your", "can", "should", "would",
-      "into", "there", "their", "they", "them", "have", "has", "had", "not", "but", "its", "our", "out", "any",
-      "tell", "think", "say", "said", "give", "more", "some", "yourself", "whats", "is", "do", "of", "to", "in",
-      "on", "at", "a", "an", "be", "it", "me", "my", "i", "or", "as", "by", "so", "if", "we", "us", "he", "she",
-      "que", "por", "para", "com", "uma", "um", "dos", "das", "ele", "ela", "como", "qual", "quais", "sobre",
-      "isso", "esse", "essa", "este", "esta", "nao", "mais", "seu", "sua", "pelo", "pela", "nos", "nas", "ser",
-      "voce", "voces", "foi", "era", "sao", "tem", "teve", "fez", "faz", "acha", "quando", "onde", "quem", "porque",
-      "de", "do", "da", "o", "os", "as", "e", "em", "no", "na", "se", "ao", "te", "lhe", "seus", "suas", "pra",
-      "\xE4\xBB\x80\xE4\xB9\x88", "\xE4\xB8\xBA\xE4\xBB\x80", "\xE6\x80\x8E\xE4\xB9\x88", "\xE5\xA6\x82\xE4\xBD\x95",  // 什么 为什 怎么 如何
-      "\xE4\xBD\xA0\xE7\x9A\x84", "\xE4\xBD\xA0\xE5\x9C\xA8", "\xE4\xBB\x96\xE7\x9A\x84", "\xE4\xB8\x80\xE4\xB8\xAA",  // 你的 你在 他的 一个
-      "\xE5\x93\xAA\xE4\xBA\x9B", "\xE5\x93\xAA\xE4\xB8\xAA", "\xE6\x98\xAF\xE4\xBB\x80", "\xE4\xB9\x88\xE6\x97\xB6",  // 哪些 哪个 是什 么时
-      "\xE4\xBD\xA0\xE8\xA7\x89", "\xE8\xA7\x89\xE5\xBE\x97", "\xE4\xBD\xA0\xE6\x98\xAF", "\xE6\x80\x8E\xE6\xA0\xB7",  // 你觉 觉得 你是 怎样
-      "\xE5\x93\xAA\xE9\x87\x8C", "\xE5\x93\xAA\xE5\x84\xBF", "\xE5\x9C\xA8\xE5\x93\xAA",  // 哪里 哪儿 在哪 ("where", as "onde")
-      "\xE4\xBD\xA0", "\xE6\x88\x91", "\xE4\xBB\x96", "\xE5\x90\x97", "\xE5\x91\xA2", "\xE7\x9A\x84", "\xE6\x98\xAF",  // 你 我 他 吗 呢 的 是
-      // How a question is framed, not what it is about ("What is Software 2.0
-      // in a nutshell?", "explica basicamente...", "简单来说"): a word no passage
-      // holds sank the question's BM25 and with it the answer.
-      "nutshell", "briefly", "basically", "actually", "really", "exactly", "simply", "explain", "describe", "please",
-      "could", "just", "resumindo", "basicamente", "exatamente", "realmente", "simplesmente", "explica", "explique",
-      "explicar", "descreva", "poderia", "favor",
-      "\xE8\xA7\xA3\xE9\x87\x8A", "\xE4\xBB\x8B\xE7\xBB\x8D", "\xE8\xAE\xB2\xE8\xAE\xB2", "\xE8\xAF\xB4\xE8\xAF\xB4",  // 解释 介绍 讲讲 说说
-      "\xE5\x88\xB0\xE5\xBA\x95", "\xE7\xA9\xB6\xE7\xAB\x9F", "\xE6\x9D\xA5\xE8\xAF\xB4", "\xE8\xAF\xB7\xE9\x97\xAE"};  // 到底 究竟 来说 请问
-  return kWords;
-}
-
-}  // namespace
-
 const std::unordered_set<std::string>& FunctionWords() {
   // As the word splitter spells them (plurals folded: "whats" -> "what").
+  // The language files' function words and the words that frame a question
+  // without saying what it is about ("in a nutshell", "explica", "简单来说").
   static const std::unordered_set<std::string> kFolded = [] {
     std::unordered_set<std::string> out;
-    for (std::string w : RawFunctionWords()) {
-      FoldPlural(w);
-      out.insert(std::move(w));
+    for (const char* list : {"function_words", "framing_words"}) {
+      for (std::string w : AllLanguageWords(list)) {
+        FoldPlural(w);
+        out.insert(std::move(w));
+      }
     }
     return out;
   }();

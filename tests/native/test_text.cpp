@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
+#include "core/text/lang.h"
 #include "core/text/language.h"
 #include "core/text/words.h"
 #include "core/util/error.h"
@@ -97,4 +100,33 @@ TEST_CASE("the word splitter stays inside its input on invalid UTF-8", "[text]")
   const std::string cut = "\xF0\x9F";
   CHECK(utf8::Next(cut, i) == utf8::kReplacementChar);
   CHECK(i == 1);
+}
+
+TEST_CASE("the language files parse, and every list the core reads is there", "[text]") {
+  CHECK(vesper::LanguageFileProblems().empty());
+  CHECK(vesper::KnownLanguages() == std::vector<std::string>{"en", "pt", "zh"});
+  // A list a rule reads by name: a misspelt name would read as empty.
+  for (const char* list :
+       {"detect", "function_words", "framing_words", "question_opinion", "question_limitation", "question_how_many",
+        "question_when", "question_why", "question_who", "question_where", "question_what_is", "question_how",
+        "count_cues", "count_head", "reason_cues", "limitation_cues", "limitation_openings", "example_cues",
+        "definition_cues", "method_cues", "refers_back", "refers_back_leads", "followup_why", "followup_example",
+        "followup_more", "followup_leads", "followup_tails", "question_openings", "question_words_anywhere",
+        "lemma_endings", "first_person_verbs", "subject_verbs", "object_before", "adverbs", "name"}) {
+    INFO(list);
+    CHECK_FALSE(vesper::AllLanguageWords(list).empty());
+  }
+  // Entries as written: phrases keep their spaces, Chinese its characters.
+  const auto& why = vesper::LanguageWords("pt", "question_why");
+  CHECK(std::find(why.begin(), why.end(), "por que") != why.end());
+  const auto& zh = vesper::LanguageWords("zh", "question_why");
+  CHECK(std::find(zh.begin(), zh.end(), "\xE4\xB8\xBA\xE4\xBB\x80\xE4\xB9\x88") != zh.end());  // 为什么
+  CHECK(vesper::LanguageWords("xx", "question_why").empty());
+  CHECK(vesper::LanguageWords("en", "no_such_list").empty());
+  // Mappings: alternatives in order, "" for the empty string.
+  const auto& endings = vesper::LanguageMapping("pt", "lemma_endings");
+  REQUIRE(endings.size() > 2);
+  CHECK(endings[0].from == "amente");
+  CHECK(endings[0].to == std::vector<std::string>{"o", "a", ""});
+  CHECK(endings[1].to == std::vector<std::string>{""});
 }
