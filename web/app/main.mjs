@@ -379,10 +379,15 @@ async function main() {
   const cataloguePromise = readCatalogue(config);
   const storedPromise = storage.list().catch(() => []);
   const totals = new Map();
+  let loading = true;
   state.engine = await createEngine({
     model: config.model,
     onNotice: showNotice,
     onProgress: ({ label, done, total }) => {
+      // Later downloads are the engine's own, in the background (a query's
+      // model parts, the lexicon's other directions read while idle): the
+      // status keeps saying the page is ready.
+      if (!loading) return;
       totals.set(label, [done, total]);
       const [d, t] = [...totals.values()].reduce(([a, b], [x, y]) => [a + x, b + y], [0, 0]);
       setStatus(`Loading models... ${label} ${(d / 1e6).toFixed(1)} MB`, t ? d / t : null);
@@ -396,6 +401,7 @@ async function main() {
   const unrestored = await restoreChoice(e, catalogue);
   performance.mark('vesper-model-restored');
   if (unrestored) showNotice(`${unrestored}: the default model is in use.`);
+  loading = false;
   setStatus(e.model ? `Ready: ${e.model.id} on ${e.backend.name} (${e.backend.reason}); loaded in ${e.loadMs.toFixed(0)} ms` : `Ready (lexical search); loaded in ${e.loadMs.toFixed(0)} ms`);
   $('footer').textContent = `Vector search with vesper${e.model ? ` using ${e.model.id} on ${e.backend.name}` : ''}: C++ compiled to WebAssembly.`;
 
