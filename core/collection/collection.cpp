@@ -119,7 +119,7 @@ size_t Collection::Add(std::vector<Chunk> chunks, const float* vectors, size_t v
     }
     AssignPage(label);
     IndexLexical(label);
-    if (matcher_) StorePieces(label, std::move(pieces[i]));
+    if (matcher_) StorePieces(label, pieces[i]);
   }
   if (added) centroid_stale_ = languages_stale_ = true;
   if (has_vectors() && options_.int8_from && options_.vectors == VectorFormat::kFloat32 && live_ >= options_.int8_from) {
@@ -228,8 +228,7 @@ void Collection::Remove(std::string_view chunk_id) {
   --live_;
   if (has_vectors()) store_.Remove(label);
   centroid_stale_ = languages_stale_ = true;
-  if (label < pieces_.size()) pieces_[label].clear();
-  if (label < title_pieces_.size()) title_pieces_[label].clear();
+  pieces_.Clear(label);
   if (hnsw_) hnsw_->Remove(label);
   bm25_.Remove(label, LexicalText(label));
 }
@@ -519,11 +518,13 @@ void Collection::RescoreByPieces(std::string_view query_text, const SearchOption
   for (SearchResult& s : results) {
     auto within = [pool](int rank) { return rank >= 0 && static_cast<size_t>(rank) < pool; };
     bool candidate = within(s.vector_rank) || within(s.lexical_rank) || within(s.translated_rank);
-    if (!candidate || s.label >= pieces_.size()) {
+    if (!candidate || s.label >= pieces_.slots()) {
       s.match_score = -1.f;  // not scored: ranks behind every scored candidate
       continue;
     }
-    s.match_score = matcher_->Score(query, pieces_[s.label]) + opt.title_weight * matcher_->Score(query, title_pieces_[s.label]);
+    pieces_.Text(s.label, passage_ids_);
+    pieces_.Title(s.label, title_ids_);
+    s.match_score = matcher_->Score(query, passage_ids_) + opt.title_weight * matcher_->Score(query, title_ids_);
   }
 }
 
@@ -584,7 +585,7 @@ size_t Collection::CorpusPassages() const {
 void Collection::DescribeTop(const SearchResult& top, const std::string& query_language, bool matched,
                              QueryEvidence& e) const {
   e.top_same_language = InQueryLanguage(top.label, query_language);
-  if (!matched || top.label >= pieces_.size()) return;
+  if (!matched || top.label >= pieces_.slots()) return;
   const bool whole = corpus_ && corpus_->known_pieces.size() == known_pieces_.size();
   const std::vector<uint8_t>& known = whole ? corpus_->known_pieces : known_pieces_;
   const std::vector<int32_t>& vocabulary = whole ? corpus_->vocabulary : vocabulary_;
@@ -598,8 +599,9 @@ void Collection::DescribeTop(const SearchResult& top, const std::string& query_l
     const std::vector<int32_t> translated = matcher_->Distinct(query_ids_.data(), query_ids_.size());
     e.vocabulary_coverage = std::max(e.vocabulary_coverage, matcher_->VocabularyCoverage(translated, known, vocabulary));
   }
-  e.top_coverage_loose = matcher_->Coverage(query_pieces_, pieces_[top.label], kLooseMatch);
-  e.top_coverage_strict = matcher_->Coverage(query_pieces_, pieces_[top.label], kStrictMatch);
+  pieces_.Text(top.label, passage_ids_);
+  e.top_coverage_loose = matcher_->Coverage(query_pieces_, passage_ids_, kLooseMatch);
+  e.top_coverage_strict = matcher_->Coverage(query_pieces_, passage_ids_, kStrictMatch);
 }
 
 // Summarises the query as a whole from the retrievers' raw lists (still in

@@ -10,6 +10,7 @@
 
 #include "core/chunker/chunker.h"
 #include "core/collection/model_info.h"
+#include "core/collection/piece_lists.h"
 #include "core/index/hnsw_index.h"
 #include "core/index/vector_store.h"
 #include "core/lexical/bm25.h"
@@ -287,7 +288,7 @@ class Collection {
   };
   static ChunkPieces PiecesOf(const Chunk& c, const PieceMatcher& matcher, const Tokenizer& tokenizer);
   std::vector<ChunkPieces> PiecesOfBatch(const std::vector<Chunk>& chunks) const;  // empty without piece matching
-  void StorePieces(uint32_t label, ChunkPieces pieces);
+  void StorePieces(uint32_t label, const ChunkPieces& pieces);
   std::vector<int32_t> RowIds() const;
   void SearchTranslated(std::string_view query_text, const std::string& query_language, size_t pool) const;
   void RescoreByPieces(std::string_view query_text, const SearchOptions& opt, std::vector<SearchResult>& results) const;
@@ -321,13 +322,13 @@ class Collection {
   Answerability answerability_ = Answerability::Uncalibrated(0.35f);
   std::shared_ptr<const PieceMatcher> matcher_;
   std::shared_ptr<const Tokenizer> tokenizer_;
-  std::vector<std::vector<int32_t>> pieces_;        // per chunk slot, when matching
-  std::vector<std::vector<int32_t>> title_pieces_;  // of each chunk's own heading
+  PieceLists pieces_;                               // per chunk slot, its text's and its heading's, when matching
+  mutable std::vector<int32_t> passage_ids_, title_ids_;  // per-query scratch: a slot's lists decoded
   std::vector<uint8_t> known_pieces_;               // per vocabulary id: some chunk holds it
   struct StoredPieces {
     std::string fingerprint;  // of the tokenizer that made them
     uint32_t vocab = 0;       // of the model whose weights chose them
-    std::vector<std::vector<int32_t>> pieces, titles;
+    PieceLists lists;
   };
   std::unique_ptr<StoredPieces> stored_pieces_;  // from a pack, until EnablePieceMatch
   std::vector<uint8_t> stored_rows_;  // a pack's rows section, until taken

@@ -16,30 +16,6 @@ namespace vesper {
 
 namespace {
 
-// Sorted distinct piece ids as a count and LEB128 gaps: a passage's few
-// hundred pieces in a few hundred bytes.
-void PutGaps(ByteWriter& w, const std::vector<int32_t>& ids) {
-  w.varint(static_cast<uint32_t>(ids.size()));
-  for (size_t i = 0; i < ids.size(); ++i) w.varint(static_cast<uint32_t>(ids[i]) - (i ? static_cast<uint32_t>(ids[i - 1]) + 1 : 0));
-}
-
-std::vector<int32_t> GetGaps(ByteReader& r, uint32_t vocab) {
-  const uint32_t n = r.varint();
-  if (n > r.remaining() || n > vocab) r.fail("piece count exceeds the data present");
-  std::vector<int32_t> ids(n);
-  uint64_t next = 0;
-  for (uint32_t i = 0; i < n; ++i) {
-    next += r.varint();
-    if (next >= vocab) r.fail("piece id outside the vocabulary");
-    ids[i] = static_cast<int32_t>(next++);
-  }
-  return ids;
-}
-
-void Mark(const std::vector<int32_t>& ids, std::vector<uint8_t>& seen) {
-  for (int32_t id : ids) seen[id] = 1;
-}
-
 std::vector<int32_t> Marked(const std::vector<uint8_t>& seen) {
   std::vector<int32_t> out;
   for (size_t id = 0; id < seen.size(); ++id) if (seen[id]) out.push_back(static_cast<int32_t>(id));
@@ -91,39 +67,36 @@ void Collection::EnablePieceMatch(std::shared_ptr<const PieceMatcher> matcher, s
     matcher = std::make_shared<const PieceMatcher>(matcher->shared_model(), corpus_->neighbors);
   }
   // Everything is worked out, and every row asked for, before anything changes.
-  std::vector<ChunkPieces> lists(chunks_.size());
   const bool stored = stored_pieces_ && stored_pieces_->fingerprint == tokenizer->fingerprint() && stored_pieces_->vocab == matcher->vocab();
   // (A model holding its whole table has them all: nothing to gather.)
   if (stored && !matcher->uses_neighbors() && matcher->model().held() < matcher->vocab()) {
     std::vector<uint8_t> seen(matcher->vocab(), 0);
-    for (uint32_t label = 0; label < chunks_.size(); ++label) Mark(stored_pieces_->pieces[label], seen), Mark(stored_pieces_->titles[label], seen);
+    for (uint32_t label = 0; label < chunks_.size(); ++label) stored_pieces_->lists.ForEach(label, true, [&](int32_t id) { seen[id] = 1; });
     const std::vector<int32_t> ids = Marked(seen);
     matcher->model().Require(ids.data(), ids.size());
   }
+  PieceLists lists;
   if (stored) {
-    for (uint32_t label = 0; label < chunks_.size(); ++label) {
-      lists[label] = {std::move(stored_pieces_->pieces[label]), std::move(stored_pieces_->titles[label])};
-    }
+    lists = std::move(stored_pieces_->lists);
   } else {
     for (uint32_t label = 0; label < chunks_.size(); ++label) {
-      if (alive_[label]) lists[label] = PiecesOf(chunks_[label], *matcher, *tokenizer);
+      if (!alive_[label]) continue;
+      const ChunkPieces p = PiecesOf(chunks_[label], *matcher, *tokenizer);
+      lists.Set(label, p.text, p.title);
     }
   }
+  lists.Grow(chunks_.size());
   stored_pieces_.reset();
   matcher_ = std::move(matcher);
   tokenizer_ = std::move(tokenizer);
-  pieces_.assign(chunks_.size(), {});
-  title_pieces_.assign(chunks_.size(), {});
+  pieces_ = std::move(lists);
   known_pieces_.assign(matcher_->vocab(), 0);
   vocabulary_.clear();
-  for (uint32_t label = 0; label < chunks_.size(); ++label) StorePieces(label, std::move(lists[label]));
+  for (uint32_t label = 0; label < chunks_.size(); ++label) AddKnownPieces(label);
 }
 
-void Collection::StorePieces(uint32_t label, ChunkPieces pieces) {
-  if (pieces_.size() <= label) pieces_.resize(label + 1);
-  if (title_pieces_.size() <= label) title_pieces_.resize(label + 1);
-  pieces_[label] = std::move(pieces.text);
-  title_pieces_[label] = std::move(pieces.title);
+void Collection::StorePieces(uint32_t label, const ChunkPieces& pieces) {
+  pieces_.Set(label, pieces.text, pieces.title);
   AddKnownPieces(label);
 }
 
@@ -139,24 +112,20 @@ float Collection::PieceSimilarity(std::string_view query, std::string_view text)
 // The collection's vocabulary grows with what is added (a removed chunk's
 // pieces stay known: harmless for a coverage estimate).
 void Collection::AddKnownPieces(uint32_t label) {
-  for (int32_t id : pieces_[label]) {
+  if (label >= pieces_.slots()) return;
+  pieces_.ForEach(label, false, [&](int32_t id) {
     if (!known_pieces_[id]) {
       known_pieces_[id] = 1;
       vocabulary_.push_back(id);
     }
-  }
+  });
 }
 
 void Collection::SavePieces(ByteWriter& w) const {
   w.str(tokenizer_->fingerprint());
   w.u32(static_cast<uint32_t>(matcher_->vocab()));
   w.u64(chunks_.size());
-  for (uint32_t label = 0; label < chunks_.size(); ++label) {
-    static const std::vector<int32_t> kNone;
-    const bool live = alive_[label] && label < pieces_.size();
-    PutGaps(w, live ? pieces_[label] : kNone);
-    PutGaps(w, live ? title_pieces_[label] : kNone);
-  }
+  pieces_.Save(w, alive_);
 }
 
 void Collection::LoadPieces(ByteReader& r) {
@@ -164,13 +133,7 @@ void Collection::LoadPieces(ByteReader& r) {
   stored->fingerprint = r.str();
   stored->vocab = r.u32();
   if (r.count(8) != chunks_.size()) r.fail("pieces do not match the chunks");
-  stored->pieces.resize(chunks_.size());
-  stored->titles.resize(chunks_.size());
-  for (uint32_t label = 0; label < chunks_.size(); ++label) {
-    stored->pieces[label] = GetGaps(r, stored->vocab);
-    stored->titles[label] = GetGaps(r, stored->vocab);
-    if (!alive_[label] && !(stored->pieces[label].empty() && stored->titles[label].empty())) r.fail("pieces for a removed chunk");
-  }
+  stored->lists = PieceLists::Load(r, chunks_.size(), stored->vocab, alive_);
   stored_pieces_ = std::move(stored);
 }
 
@@ -178,8 +141,8 @@ void Collection::LoadPieces(ByteReader& r) {
 // in pieces_ until saved, and are not carried).
 std::vector<int32_t> Collection::RowIds() const {
   std::vector<uint8_t> seen(matcher_->vocab(), 0);
-  for (uint32_t label = 0; label < chunks_.size() && label < pieces_.size(); ++label) {
-    if (alive_[label]) Mark(pieces_[label], seen), Mark(title_pieces_[label], seen);
+  for (uint32_t label = 0; label < chunks_.size() && label < pieces_.slots(); ++label) {
+    if (alive_[label]) pieces_.ForEach(label, true, [&](int32_t id) { seen[id] = 1; });
   }
   return Marked(seen);
 }

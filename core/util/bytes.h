@@ -125,6 +125,8 @@ class ByteReader {
     return n;
   }
   size_t remaining() const { return static_cast<size_t>(end_ - p_); }
+  // Where the next read starts: what a caller keeping a validated span as it is measures from.
+  const uint8_t* position() const { return p_; }
   bool done() const { return p_ == end_; }
   [[noreturn]] void fail(const std::string& why) const {
     throw Error(ErrorCode::kCorruptData, what_ + ": " + why);

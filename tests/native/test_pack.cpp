@@ -434,3 +434,47 @@ TEST_CASE("a pack carries the model rows its passages use: searched with only th
   sparse->AddRows(std::string_view(reinterpret_cast<const char*>(more.data()), more.size()));
   same(q);
 }
+
+TEST_CASE("piece lists are kept as the pack stores them: a round trip, removed slots and bad ids", "[pack]") {
+  PieceLists lists;
+  lists.Set(0, {3, 7, 300, 70000}, {7});
+  lists.Set(2, {1}, {});
+  lists.Set(1, {0, 1, 2}, {5, 6});
+  lists.Set(0, {4}, {4});  // replaced: the new lists are read
+  std::vector<int32_t> out;
+  lists.Text(0, out);
+  CHECK(out == std::vector<int32_t>{4});
+  lists.Title(1, out);
+  CHECK(out == std::vector<int32_t>{5, 6});
+  lists.Clear(2);
+  lists.Text(2, out);
+  CHECK(out.empty());
+  lists.Grow(4);
+  CHECK(lists.slots() == 4);
+  std::vector<int32_t> seen;
+  lists.ForEach(1, true, [&](int32_t id) { seen.push_back(id); });
+  CHECK(seen == std::vector<int32_t>{0, 1, 2, 5, 6});
+
+  // Saved slot by slot; a slot `alive` marks removed is written empty.
+  const std::vector<uint8_t> alive = {1, 1, 0, 1};
+  Bytes bytes;
+  {
+    ByteWriter w(bytes);
+    lists.Save(w, alive);
+  }
+  ByteReader r(bytes.data(), bytes.size(), "pieces");
+  const PieceLists loaded = PieceLists::Load(r, alive.size(), 100000, alive);
+  CHECK(r.done());
+  for (uint32_t slot = 0; slot < alive.size(); ++slot) {
+    std::vector<int32_t> a, b;
+    lists.Text(slot, a), loaded.Text(slot, b);
+    CHECK(a == b);
+    lists.Title(slot, a), loaded.Title(slot, b);
+    CHECK(a == b);
+  }
+  // An id outside the vocabulary, and pieces for a slot marked removed, are refused.
+  ByteReader small(bytes.data(), bytes.size(), "pieces");
+  CHECK_THROWS_WITH(PieceLists::Load(small, alive.size(), 5, alive), Catch::Contains("outside the vocabulary"));
+  ByteReader dead(bytes.data(), bytes.size(), "pieces");
+  CHECK_THROWS_WITH(PieceLists::Load(dead, alive.size(), 100000, {1, 0, 0, 1}), Catch::Contains("removed chunk"));
+}
