@@ -1,7 +1,7 @@
 #include "core/persona/evidence.h"
 
 #include <algorithm>
-#include <cstring>
+#include <cctype>
 #include <unordered_set>
 
 #include "core/collection/collection.h"
