@@ -21,13 +21,23 @@ import { createEngine } from './vesper-engine.mjs';
 import { excerpt, filtersFrom, groupByPage, pageOf } from './engine/results.mjs';
 import { SPLIT_ENTRY } from './engine/split.mjs';
 
-// A pack, loaded whole, or a split index's folder (its URL ends in "/" or
-// names its entry), fetched in parts per query. Resolves to the databases' names.
-async function openIndex(engine, url) {
-  if (url.pathname.endsWith('/') || url.pathname.endsWith(`/${SPLIT_ENTRY}`)) return [await engine.openSplit(new URL('./', url))];
+// A split index's folder: its URL ends in "/" or names its entry.
+const isSplit = (url) => url.pathname.endsWith('/') || url.pathname.endsWith(`/${SPLIT_ENTRY}`);
+
+// A pack's bytes, asked for as the element loads: they download while the
+// engine does (on a real network a pack of a few MB takes as long as the
+// engine), not after it.
+async function packBytes(url) {
   const res = await fetch(url);
   if (!res.ok) throw new Error(`${url.pathname}: HTTP ${res.status}`);
-  return engine.loadPack(new Uint8Array(await res.arrayBuffer()));
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+// A pack (its bytes: packBytes), loaded whole, or a split index, fetched in
+// parts per query. Resolves to the databases' names.
+async function openIndex(engine, url, bytes) {
+  if (isSplit(url)) return [await engine.openSplit(new URL('./', url))];
+  return engine.loadPack(await bytes);
 }
 
 const engines = new Map();
@@ -100,8 +110,11 @@ class VesperSearch extends HTMLElement {
     if (key === this.loading) return;
     this.loading = key;
     try {
+      const url = new URL(src, document.baseURI);
+      const bytes = isSplit(url) ? null : packBytes(url);
+      bytes?.catch(() => {});  // reported once the engine awaits them
       const engine = await engineFor(this.getAttribute('model') ?? '');
-      const names = await openIndex(engine, new URL(src, document.baseURI));
+      const names = await openIndex(engine, url, bytes);
       this.engine = engine;
       this.db = this.getAttribute('db') ?? names[0];
       this.input.placeholder = this.getAttribute('placeholder') ?? 'Search';
