@@ -198,6 +198,29 @@ std::string PortugueseFirstPersonVerb(const std::string& w) {
 
 bool IsPortugueseWordByte(char c) { return IsAlpha(c) || (static_cast<unsigned char>(c) & 0x80) != 0; }
 
+// The possessive elsewhere in a Portuguese sentence about the persona is
+// the persona's ("Eureka Labs é sua aposta" -> "é minha aposta"; the
+// language file's "possessives": it agrees with what is possessed, not with
+// the persona), unless the sentence speaks to the reader ("você"), whose
+// possessive it may be.
+void OwnPossessives(std::string& s) {
+  std::string lower = s;
+  std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
+  if (lower.find("voc\xC3\xAA") != std::string::npos) return;  // você
+  for (const WordMapping& m : LanguageMapping("pt", "possessives")) {
+    if (m.to.empty()) continue;
+    for (size_t at = lower.find(m.from); at != std::string::npos; at = lower.find(m.from, at + 1)) {
+      const size_t end = at + m.from.size();
+      const bool whole = (at == 0 || !IsPortugueseWordByte(lower[at - 1])) && (end >= lower.size() || !IsPortugueseWordByte(lower[end]));
+      if (!whole) continue;
+      const bool capital = s[at] != lower[at];
+      const std::string mine = capital ? Capitalised(m.to.front()) : m.to.front();
+      s.replace(at, m.from.size(), mine);
+      lower.replace(at, m.from.size(), m.to.front());
+    }
+  }
+}
+
 // The Portuguese rewrite: the persona's name (or, opening a sentence, its
 // pronoun) as the subject becomes "Eu" or "eu" and its verb agrees; after a
 // preposition it becomes "mim" ("comigo" after "com"). pronouns: {subject}.
@@ -205,7 +228,9 @@ std::string Portuguese(std::string s, const std::vector<std::string>& names, con
   if (names.empty()) return s;
   const std::vector<std::string> sorted = MarkSelf(s, names, pronouns, IsPortugueseWordByte);
   std::string out;
+  bool about_self = false;
   for (size_t i = 0; (i = CopyToSelf(s, i, out)) != std::string::npos;) {
+    about_self = true;
     const bool start = OpensSentence(out);
     size_t e = out.size();
     while (e > 0 && out[e - 1] == ' ') --e;
@@ -243,6 +268,7 @@ std::string Portuguese(std::string s, const std::vector<std::string>& names, con
       if (!adverb) break;
     }
   }
+  if (about_self) OwnPossessives(out);
   return out;
 }
 

@@ -615,6 +615,12 @@ TEST_CASE("sentences and the first person", "[persona]") {
   CHECK(ToFirstPerson("Os alunos estudaram com Karpathy e escreveram para Karpathy.", "pt", pt) == "Os alunos estudaram comigo e escreveram para mim.");
   CHECK(ToFirstPerson("A carreira de Karpathy começou em Stanford.", "pt", pt) == "A carreira de Karpathy começou em Stanford.");
   CHECK(ToFirstPerson("Karpathyano não é um nome.", "pt", pt) == "Karpathyano não é um nome.");
+  // The possessive of a sentence about the persona is its own (it agrees with what is possessed), not the reader's.
+  CHECK(ToFirstPerson("Fundada por Karpathy em 2024, Eureka Labs é sua aposta; seus cursos vêm dela.", "pt", pt) ==
+        "Fundada por mim em 2024, Eureka Labs é minha aposta; meus cursos vêm dela.");
+  CHECK(ToFirstPerson("Karpathy diz: você deve escrever sua própria rede.", "pt", pt) == "Eu digo: você deve escrever sua própria rede.");
+  CHECK(ToFirstPerson("Eureka Labs é sua aposta.", "pt", pt) == "Eureka Labs é sua aposta.");
+  CHECK(ToFirstPerson("Karpathy usa o sueco? Suas aulas são em inglês.", "pt", pt) == "Eu uso o sueco? Minhas aulas são em inglês.");
 }
 
 }  // namespace vesper
