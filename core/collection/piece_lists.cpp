@@ -6,12 +6,6 @@
 
 namespace vesper {
 
-namespace {
-
-constexpr uint32_t kEmptyList = 0;  // the offset of the empty list at the buffer's start
-
-}  // namespace
-
 PieceLists::PieceLists() : bytes_(1, 0) {}
 
 void PieceLists::Append(const std::vector<int32_t>& ids) {

@@ -24,7 +24,7 @@ class PieceLists {
   void Clear(uint32_t slot);
   // At least `slots` slots, the new ones empty.
   void Grow(size_t slots) {
-    if (slots > this->slots()) offsets_.resize(2 * slots, 0);
+    if (slots > this->slots()) offsets_.resize(2 * slots, kEmptyList);
   }
   // Decoded into `out` (a caller's scratch: no allocation once it is large enough).
   void Text(uint32_t slot, std::vector<int32_t>& out) const { Decode(At(slot, 0), out); }
@@ -61,6 +61,7 @@ class PieceLists {
   const uint8_t* At(uint32_t slot, int list) const { return bytes_.data() + offsets_[2 * size_t{slot} + list]; }
   void Append(const std::vector<int32_t>& ids);
 
+  static constexpr uint32_t kEmptyList = 0;  // the offset of the empty list at the buffer's start
   Bytes bytes_;                    // byte 0: the empty list every empty slot points at
   std::vector<uint32_t> offsets_;  // per slot: its text list's and its heading's
 };
