@@ -104,6 +104,34 @@ test('first visit: the default model and pack are loaded and searchable; the thr
   await page.fill('#query', 'zymurgy quokkas in Reykjavík');
   await page.waitForFunction(() => performance.getEntriesByType('resource').some((r) => r.name.endsWith('.vrow')));
   await page.waitForFunction(() => /urg/.test(document.querySelector('#pieces').textContent) && !/Hydra/.test(document.querySelector('#pieces').textContent));
+  // Downloads after the load (the query's parts, the lexicon read while idle)
+  // leave the status saying the page is ready, not "Loading models...".
+  await page.waitForLoadState('networkidle');
+  assert.match(await page.textContent('#status-text'), /^Ready: /);
+  assert.deepEqual(errors, []);
+  await browser.close();
+});
+
+test('a question asked before the page is ready waits in its box: the form never reloads the page', { timeout: 120_000 }, async () => {
+  const browser = await launch();
+  const page = await browser.newPage();
+  const errors = watchConsole(page);
+  // The core held back, so the page is still loading when the visitor presses Enter.
+  await page.route('**/wasm/vesper_core.wasm', async (route) => {
+    await new Promise((r) => setTimeout(r, 1500));
+    await route.continue();
+  });
+  await page.goto(urlOf(lexical, '/'), { waitUntil: 'domcontentloaded' });
+  await page.evaluate(() => { window.sameDocument = true; });
+  await page.fill('#chat-input', 'How do I start learning deep learning?');
+  await page.press('#chat-input', 'Enter');
+  assert.equal(await page.isDisabled('#chat-send'), true, 'Ask waits for the page');
+  await ready(page);
+  assert.equal(await page.evaluate(() => window.sameDocument), true, 'the page was not reloaded');
+  assert.equal(new URL(page.url()).search, '');
+  assert.equal(await page.inputValue('#chat-input'), 'How do I start learning deep learning?');
+  await page.click('#chat-send');
+  await page.waitForSelector('#chat-log li');
   assert.deepEqual(errors, []);
   await browser.close();
 });

@@ -456,6 +456,7 @@ async function main() {
   });
   // The lexicon's other translation directions, read while the visitor reads the page, not on their first query.
   idle(() => e.warm());
+  let personaFailed = false;
   if (config.persona) {
     try {
       const personaText = await early.persona;
@@ -464,7 +465,7 @@ async function main() {
       state.metaText = metaTextOf(JSON.parse(personaText));
       $('persona-line').textContent = `${persona.name} answers in the first person, composing from the passages it cites; it says when it does not know.`;
     } catch (err) {
-      $('chat-send').disabled = true;
+      personaFailed = true;
       $('persona-line').textContent = `The persona could not be loaded (${err.message}).`;
     }
   }
@@ -478,6 +479,10 @@ async function main() {
     },
   });
   $('chat-form').addEventListener('submit', ask);
+  // Ask starts disabled (web/index.html): pressed, or Enter in its box, before
+  // this handler existed, the form submitted and the page reloaded, losing the
+  // question and the load. A question typed meanwhile waits in its box.
+  $('chat-send').disabled = personaFailed;
   $('chat-reset').addEventListener('click', () => {
     state.conversation = {};
     $('chat-log').replaceChildren();
