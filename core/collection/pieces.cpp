@@ -22,6 +22,15 @@ std::vector<int32_t> Marked(const std::vector<uint8_t>& seen) {
   return out;
 }
 
+// The distinct piece ids the lists of the slots `alive` marks hold, sorted.
+std::vector<int32_t> IdsHeld(const PieceLists& lists, const std::vector<uint8_t>& alive, size_t vocab) {
+  std::vector<uint8_t> seen(vocab, 0);
+  for (uint32_t slot = 0; slot < alive.size() && slot < lists.slots(); ++slot) {
+    if (alive[slot]) lists.ForEach(slot, true, [&](int32_t id) { seen[id] = 1; });
+  }
+  return Marked(seen);
+}
+
 // A table of which a pack's passages use no more than this share is worth
 // carrying in the pack: past it the model's own table is the smaller download.
 constexpr size_t kRowsCarriedUpTo = 2;  // 1 in 2 rows
@@ -70,9 +79,8 @@ void Collection::EnablePieceMatch(std::shared_ptr<const PieceMatcher> matcher, s
   const bool stored = stored_pieces_ && stored_pieces_->fingerprint == tokenizer->fingerprint() && stored_pieces_->vocab == matcher->vocab();
   // (A model holding its whole table has them all: nothing to gather.)
   if (stored && !matcher->uses_neighbors() && matcher->model().held() < matcher->vocab()) {
-    std::vector<uint8_t> seen(matcher->vocab(), 0);
-    for (uint32_t label = 0; label < chunks_.size(); ++label) stored_pieces_->lists.ForEach(label, true, [&](int32_t id) { seen[id] = 1; });
-    const std::vector<int32_t> ids = Marked(seen);
+    // (A removed slot's stored lists are empty: Load refuses any.)
+    const std::vector<int32_t> ids = IdsHeld(stored_pieces_->lists, alive_, matcher->vocab());
     matcher->model().Require(ids.data(), ids.size());
   }
   PieceLists lists;
@@ -137,15 +145,8 @@ void Collection::LoadPieces(ByteReader& r) {
   stored_pieces_ = std::move(stored);
 }
 
-// The rows of the pieces live passages hold (removed ones' pieces are kept
-// in pieces_ until saved, and are not carried).
-std::vector<int32_t> Collection::RowIds() const {
-  std::vector<uint8_t> seen(matcher_->vocab(), 0);
-  for (uint32_t label = 0; label < chunks_.size() && label < pieces_.slots(); ++label) {
-    if (alive_[label]) pieces_.ForEach(label, true, [&](int32_t id) { seen[id] = 1; });
-  }
-  return Marked(seen);
-}
+// The rows of the pieces live passages hold.
+std::vector<int32_t> Collection::RowIds() const { return IdsHeld(pieces_, alive_, matcher_->vocab()); }
 
 bool Collection::SavesRows() const { return matcher_ && RowIds().size() * kRowsCarriedUpTo <= matcher_->vocab(); }
 

@@ -206,7 +206,9 @@ bool IsPortugueseWordByte(char c) { return IsAlpha(c) || (static_cast<unsigned c
 void OwnPossessives(std::string& s) {
   std::string lower = s;
   std::transform(lower.begin(), lower.end(), lower.begin(), ::tolower);
-  if (lower.find("voc\xC3\xAA") != std::string::npos) return;  // você
+  for (const std::string& reader : LanguageWords("pt", "reader_pronouns")) {
+    if (lower.find(reader) != std::string::npos) return;
+  }
   for (const WordMapping& m : LanguageMapping("pt", "possessives")) {
     if (m.to.empty()) continue;
     for (size_t at = lower.find(m.from); at != std::string::npos; at = lower.find(m.from, at + 1)) {
