@@ -140,6 +140,9 @@ write_campaign_md() {
     echo "| date (UTC) | target | executions | seconds | coverage | crashes | corpus files |"
     echo "|---|---|---|---|---|---|---|"
     awk -F'\t' 'NR > 1 { printf "| %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7 }' tests/fuzz/campaign.tsv
+    # What each crash was and what fixed it (hand-written; its inputs are
+    # in tests/data/fuzz/, replayed by the test command).
+    if [ -f tests/fuzz/findings.md ]; then echo; cat tests/fuzz/findings.md; fi
   } > tests/fuzz/CAMPAIGN.md
 }
 

@@ -125,7 +125,10 @@ QuestionTerms TermsOf(std::string_view question, const Collection& collection) {
   std::unordered_set<std::string> seen;
   SplitWords(question, [&](WordSpan&& w) {
     const bool cjk = static_cast<unsigned char>(w.term[0]) >= 0xE0;
-    if ((!cjk && w.term.size() < 2) || FunctionWords().count(w.term) || !seen.insert(w.term).second) return;
+    // A lone letter says little, but a digit is part of a number the word
+    // splitter cut at its dot: "Software 2.0" is not "Software 1.0".
+    const bool digit = w.term.size() == 1 && utf8::IsDigit(static_cast<unsigned char>(w.term[0]));
+    if ((!cjk && !digit && w.term.size() < 2) || FunctionWords().count(w.term) || !seen.insert(w.term).second) return;
     // A word no passage holds cannot tell passages' sentences apart.
     const float weight = collection.TermRarity(w.term);
     if (weight >= kUnseen) return;

@@ -183,6 +183,21 @@ TEST_CASE("a sentence in another language shares the question's words through th
   CHECK(SharedEvidence(n, "A rede aprende.") == Approx(0.5f));
 }
 
+TEST_CASE("a version number counts as evidence: Software 2.0 is not Software 1.0", "[persona]") {
+  const std::string one = "Software 1.0: the programmer writes explicit code.";
+  const std::string two = "Software 2.0: you specify a dataset and a loss, and the network finds the program.";
+  Collection c = Passages("versions", {{"one", one, "en"}, {"two", two, "en"}, {"other", "Data engines need labels.", "en"}});
+  const QuestionTerms terms = TermsOf("What is Software 2.0?", c);
+  CHECK(std::find(terms.words.begin(), terms.words.end(), "2") != terms.words.end());
+  CHECK(SharedEvidence(terms, two) == Approx(1.f));
+  CHECK(SharedEvidence(terms, one) < SharedEvidence(terms, two));
+  // A lone letter still says nothing ("plan B" holds no digit).
+  Collection plans = Passages("plans", {{"b", "Plan B: label more data.", "en"}, {"c", "Plan C waits.", "en"}});
+  const QuestionTerms letter = TermsOf("Is plan B enough?", plans);
+  CHECK(std::find(letter.words.begin(), letter.words.end(), "plan") != letter.words.end());
+  CHECK(std::find(letter.words.begin(), letter.words.end(), "b") == letter.words.end());
+}
+
 namespace {
 
 // Translates with a lexicon loaded shard by shard, adding what each attempt
