@@ -228,6 +228,7 @@ class Turn {
   void Score(std::vector<Unit>& units, const QuestionTerms& terms, QuestionType type) const;
   std::vector<const Unit*> Select(const std::vector<Unit>& units, QuestionType type) const;
   void Frame(AnswerWriter& w, const std::vector<const Unit*>& main, const std::vector<Unit>& units, QuestionType type);
+  bool LimitsAnswer(const Unit& u, const std::vector<const Unit*>& main) const;
   void AddQuote(AnswerWriter& w, const QuestionTerms& terms);
   void Remember(const AnswerWriter& w, const std::vector<uint32_t>& pool, bool fresh);
   void NoteLanguages(bool same_language_found);
@@ -384,13 +385,27 @@ void Turn::Frame(AnswerWriter& w, const std::vector<const Unit*>& main, const st
   }
   if (budget > 0) {
     for (const Unit& u : units) {
-      if (unused(u) && u.shared >= opt_.weights.min_shared && StartsWithLimitation(u.sentence.text) &&
-          w.said().end() == std::find(w.said().begin(), w.said().end(), u.key)) {
+      if (unused(u) && LimitsAnswer(u, main) && w.said().end() == std::find(w.said().begin(), w.said().end(), u.key)) {
         w.Quote({&u}, in_role ? ph().limitation : "");
         break;
       }
     }
   }
+}
+
+// A limitation worth adding to an answer: it shares the question's words,
+// says it is a limitation (not only "But ..."), and qualifies what the answer
+// quoted: from one of its sections, in its language. Any passage's
+// limitation that shared a word was added before: a mental model's caveat
+// after an answer about an RNN blog post, a Chinese caveat in an English answer.
+bool Turn::LimitsAnswer(const Unit& u, const std::vector<const Unit*>& main) const {
+  if (main.empty() || u.shared < opt_.weights.min_shared) return false;
+  if (!StartsWithLimitation(u.sentence.text) || !NamesLimitation(u.sentence.text)) return false;
+  const Chunk& own = db_.chunk(u.label);
+  const bool quoted = std::any_of(main.begin(), main.end(), [&](const Unit* m) {
+    return m->label == u.label || db_.chunk(m->label).title == own.title;  // a long section's passages share its heading
+  });
+  return quoted && own.language == db_.chunk(main.front()->label).language;
 }
 
 // A quote of the persona's that shares the question's subject, cited where it appears.

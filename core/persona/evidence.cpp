@@ -283,7 +283,12 @@ bool HasExampleCue(std::string_view sentence) {
 
 bool StartsWithLimitation(std::string_view sentence) {
   const std::string f = FoldText(sentence);
-  return StartsWithAny(f, "limitation_openings");
+  return StartsWithAny(f, "limitation_openings") || StartsWithAny(f, "contrast_openings");
+}
+
+bool NamesLimitation(std::string_view sentence) {
+  const std::string f = FoldText(sentence);
+  return StartsWithAny(f, "limitation_openings") || HasAny(f, "limitation_cues");
 }
 
 float TypeFit(QuestionType type, std::string_view s) {

@@ -73,6 +73,9 @@ bool HasLimitationCue(std::string_view sentence);
 bool HasExampleCue(std::string_view sentence);
 // Starts by qualifying what came before ("However", "But", "Porém", "但是").
 bool StartsWithLimitation(std::string_view sentence);
+// ... and says it is one: a limitation's opening ("the downside") or word
+// ("fails", 局限), not only a contrast ("But it changes who can build software").
+bool NamesLimitation(std::string_view sentence);
 
 // Leans on what was said before: a pronoun or demonstrative ("that", "isso",
 // "那"), or a leading "and"/"e"/"那" -- a question that continues the topic.

@@ -554,6 +554,24 @@ TEST_CASE("a 'how many' question is answered only by a sentence that counts what
   CHECK(w.Ask("Quantos funcion\xC3\xA1rios a Eureka Labs tem hoje?", st).kind == AnswerKind::kDontKnow);
 }
 
+TEST_CASE("a limitation added to an answer names one and qualifies a section the answer quoted", "[persona]") {
+  CHECK(StartsWithLimitation("But it changes who can build software, and how."));
+  CHECK_FALSE(NamesLimitation("But it changes who can build software, and how."));  // a contrast, not a limitation
+  CHECK(NamesLimitation("But LiDAR fails in heavy fog."));
+  CHECK(NamesLimitation("The downside is cost."));
+  CHECK(NamesLimitation("\xE5\xB1\x80\xE9\x99\x90\xEF\xBC\x9A\xE4\xB8\x8D\xE6\x98\xAF\xE6\x89\x80\xE6\x9C\x89\xE7\xB3\xBB\xE7\xBB\x9F"));  // 局限：不是所有系统
+  const World& w = TheWorld();
+  // Before: "Onde isso não dá conta: Mas muda quem pode construir software e como.", from another section.
+  ConversationState pt;
+  const Answer a = w.Ask("O que voc\xC3\xAA quer dizer com Software 3.0?", pt);
+  CHECK(a.text.find("Mas muda quem pode construir software") == std::string::npos);
+  // A section's own caveat still comes with an answer from that section.
+  ConversationState zh;
+  // 你为什么说软件栈在迁移，而不只是换了一批工具？
+  const Answer b = w.Ask("\xE4\xBD\xA0\xE4\xB8\xBA\xE4\xBB\x80\xE4\xB9\x88\xE8\xAF\xB4\xE8\xBD\xAF\xE4\xBB\xB6\xE6\xA0\x88\xE5\x9C\xA8\xE8\xBF\x81\xE7\xA7\xBB\xEF\xBC\x8C\xE8\x80\x8C\xE4\xB8\x8D\xE5\x8F\xAA\xE6\x98\xAF\xE6\x8D\xA2\xE4\xBA\x86\xE4\xB8\x80\xE6\x89\xB9\xE5\xB7\xA5\xE5\x85\xB7\xEF\xBC\x9F", zh);
+  CHECK(b.text.find("\xE5\xB1\x80\xE9\x99\x90\xE5\x9C\xA8\xE4\xBA\x8E") != std::string::npos);  // 局限在于
+}
+
 TEST_CASE("instructions to whoever plays the persona are never quoted; an empty lead-in is refused", "[persona]") {
   std::string json = test::ReadFile(std::string(VESPER_KB_DIR) + "/persona.json");
   const Persona p = Persona::FromJson(json);

@@ -109,7 +109,7 @@ TEST_CASE("the language files parse, and every list the core reads is there", "[
   for (const char* list :
        {"detect", "function_words", "framing_words", "question_opinion", "question_limitation", "question_how_many",
         "question_when", "question_why", "question_who", "question_where", "question_what_is", "question_how",
-        "count_cues", "count_head", "reason_cues", "limitation_cues", "limitation_openings", "example_cues",
+        "count_cues", "count_head", "reason_cues", "limitation_cues", "limitation_openings", "contrast_openings", "example_cues",
         "definition_cues", "method_cues", "refers_back", "refers_back_leads", "followup_why", "followup_example",
         "followup_more", "followup_leads", "followup_tails", "question_openings", "question_words_anywhere",
         "lemma_endings", "first_person_verbs", "subject_verbs", "object_before", "adverbs", "possessives", "reader_pronouns", "name"}) {
