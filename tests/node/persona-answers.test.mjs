@@ -33,6 +33,11 @@ test("a document's preamble about the agent is meta text: never an answer", asyn
   assert.deepEqual(r.citations.filter((c) => p.metaIds.has(c.id)).map((c) => c.id), []);
   const preamble = p.db.chunks().find((c) => c.text.startsWith('Agente que simula'));
   assert.ok(preamble?.meta, 'the preamble passage is marked meta');
+  // The Portuguese copy's disclaimer, which lost its heading; before, an opinion
+  // about agents was answered with "Para opiniões atuais, consultar Twitter/X ...".
+  const opinion = await p.ask('Qual é a sua opinião sobre agentes de IA?', {});
+  assert.doesNotMatch(opinion.answer, /Para opiniões atuais|Esta skill simula/);
+  assert.ok(p.db.chunks().find((c) => c.text.startsWith('Esta skill simula'))?.meta, 'the disclaimer passage is marked meta');
 });
 
 test('the fragment check catches what it should', () => {

@@ -229,11 +229,15 @@ const META_PROVENANCE = "headings of the documents' sections about the skill its
 // The documents also describe the agent in passages no heading covers (a
 // document's opening lines, a skill's own name/description block): the
 // openings of those lines, where the documents have them.
-const META_PASSAGES_PROVENANCE = "openings of the lines in which the documents describe the agent itself outside any meta section (\"An agent simulating …\", \"Agente que simula …\", \"Simular … como interlocutor\", the skill's \"name:\" line): marked as meta text at build time";
+const META_PASSAGES_PROVENANCE = "openings of the lines in which the documents describe the agent itself outside any meta section (\"An agent simulating …\", \"Agente que simula …\", \"Simular … como interlocutor\", the skill's \"name:\" line, the Portuguese copy's unheaded disclaimer and version note \"Esta skill simula …\", \"Skill auto-evoluída …\"): marked as meta text at build time";
 
 function metaPassages(all, persona) {
   const openings = [`An agent simulating ${persona.name}`, `Agente que simula ${persona.name}`,
-    `Simular ${persona.name} como interlocutor`, `name: ${persona.id}`];
+    `Simular ${persona.name} como interlocutor`, `name: ${persona.id}`,
+    // The Portuguese copy lost the heading ("Limitations of This Skill") its
+    // disclaimer sits under in English: quoted as an answer, it told the
+    // asker to "consult Twitter/X" for opinions.
+    'Esta skill simula', 'This skill simulates', 'Skill auto-evoluída', 'Self-evolved skill'];
   return openings.filter((o) => all.split('\n').some((line) => line.trim().startsWith(o)));
 }
 
