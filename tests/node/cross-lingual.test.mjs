@@ -29,6 +29,28 @@ test('questions in Portuguese and Chinese find the English passage through the l
   await engine.dispose();
 });
 
+test('a Chinese question naming a company or a city finds it by name in the other languages', async () => {
+  // 特斯拉 (Tesla) was read character by character (特 "special", 斯拉 "Slovakia")
+  // until the lexicon kept CC-CEDICT's well-known names (companies, universities, capitals).
+  const engine = await createEngine({ model: join(root, 'models/default') });
+  const lexicon = engine.embedder.lexicon;
+  assert.equal(lexicon.translateFirst('特斯拉', 'zh', 'en', ' '), 'tesla');
+  assert.equal(lexicon.translateFirst('多伦多', 'zh', 'pt', ' '), 'toronto');
+  assert.equal(lexicon.translateFirst('stanford', 'en', 'zh', ''), '斯坦福');
+  await engine.store('kb', [
+    { source: 'tesla.md', text: '# Sensors\n\nTesla builds electric cars.' },
+    { source: 'travel.md', text: '# Travel\n\nA special night train pulls into Slovakia.' },
+    { source: 'toronto.md', text: '# Childhood\n\nMy family moved from Bratislava to Toronto when I was fifteen.' },
+  ]);
+  for (const [question, source] of [['特斯拉的汽车', 'tesla.md'], ['他小时候从布拉迪斯拉发搬到了哪里？', 'toronto.md']]) {
+    const found = await engine.search('kb', question, { padTo: 0 });
+    const top = found.results[0] ?? found.nearMisses[0];
+    assert.equal(top.source, source, question);
+    assert.ok(top.signals.includes('translated'), `${question}: ${top.signals}`);
+  }
+  await engine.dispose();
+});
+
 test('warming reads every translation direction before a first query needs it, and searches the same after', async () => {
   const engine = await createEngine({ model: join(root, 'models/default') });
   await engine.store('kb', DOCS);

@@ -302,6 +302,37 @@ def zh_to_en(entries):
     return out
 
 
+# Well-known names longer than MAX_PROPER_HAN (特斯拉 Tesla, 英伟达 NVIDIA, 斯坦福 Stanford, 多伦多 Toronto):
+# CC-CEDICT's proper names glossed as one of these kinds. A question names them in Chinese ("特斯拉为什么不用激光雷达？")
+# and without them the characters were read one by one (特 "special", 斯拉 "Slovakia"). ~800 names.
+FAMOUS_RE = re.compile(r"\b(?:company|corporation|university|capital of|website|search engine|encyclopedia|"
+                       r"social network(?:ing)?|microblogging|programming language|operating system|brand)\b", re.I)
+MAX_NAME_WORDS = 3
+
+
+def famous_names(src):
+    """{zh name: [English names, lower-case]} for CC-CEDICT's proper names of MAX_PROPER_HAN + 1 to MAX_HAN
+    characters with a gloss of a FAMOUS_RE kind; a name is the gloss before its first comma or bracket
+    ("Tesla, an American electric vehicle ... company" -> "tesla"; "Stanford or Stamford (name of ...)" -> both)."""
+    with open(os.path.join(src, "cc-cedict/package/data/all.js"), encoding="utf-8") as f:
+        text = f.read()
+    out = {}
+    for _trad, simp, pinyin, meanings, variants, _classifiers in json.loads(text[text.index("{"):])["all"]:
+        if not HAN_RE.match(simp) or not MAX_PROPER_HAN < len(simp) <= MAX_HAN or not pinyin[:1].isupper() or variants:
+            continue
+        names = out.get(simp, [])
+        for m in meanings if isinstance(meanings, list) else [meanings]:
+            if not FAMOUS_RE.search(m):
+                continue
+            for name in re.split(r"\s+or\s+", re.split(r"[,(;]", m)[0]):
+                name = clean_western(name)
+                if is_word(name, "en") and name.count(" ") < MAX_NAME_WORDS and name not in names:
+                    names.append(name)
+        if names:
+            out[simp] = names
+    return out
+
+
 LENGTH_PREFERENCE = {2: 0, 3: 1, 1: 2, 4: 3}   # two-character words are the usual modern word
 COMMON_CHAR_WORDS = 50   # a character in this many headwords is an everyday word on its own
 MANY_SENSES = 4          # common words have several senses; beyond this the count says nothing more
@@ -413,6 +444,13 @@ def build(src):
     for word, ts in sorted(en_to_zh(entries, common).items()):
         for t in ts:
             add(table, "en", word, "zh", t)
+
+    # 3b. well-known names: a name reads the same in English and Portuguese
+    for zh, names in sorted(famous_names(src).items()):
+        for lang in ("en", "pt"):
+            for name in names:
+                add(table, "zh", zh, lang, name)
+                add(table, lang, name, "zh", zh)
 
     # 4. pivots through English, after every direct source so the glossary's pt<->zh pairs stay first
     clean = {k: {w: [t for t in ts if t not in stop[k[1]]] for w, ts in v.items() if w not in stop[k[0]]}
