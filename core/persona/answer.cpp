@@ -231,7 +231,7 @@ class Turn {
   bool LimitsAnswer(const Unit& u, const std::vector<const Unit*>& main) const;
   void AddQuote(AnswerWriter& w, const QuestionTerms& terms);
   void Remember(const AnswerWriter& w, const std::vector<uint32_t>& pool, bool fresh);
-  void NoteLanguages(bool same_language_found);
+  void NoteLanguages();
   void Explain(const std::vector<Unit>& units, const std::vector<const Unit*>& chosen);
   Answer Finish();
 
@@ -539,7 +539,7 @@ void Turn::FromPassages(const float* query_vector, size_t query_dims, bool about
   a_.citations = w.citations();
   Remember(w, pool.labels, !about_topic);
   if (!about_topic) state_.topic = q_;
-  NoteLanguages(same_language);
+  NoteLanguages();
 }
 
 // A follow-up continues the topic from its passages and their neighbours in
@@ -652,15 +652,17 @@ void Turn::Remember(const AnswerWriter& w, const std::vector<uint32_t>& pool, bo
   if (state_.said.size() > kMaxSaid) state_.said.erase(state_.said.begin(), state_.said.end() - kMaxSaid);
 }
 
-// Say that the passages are in another language only when none in the
-// asker's language answered.
-void Turn::NoteLanguages(bool same_language_found) {
+// Say that the passages are in another language when everything the answer
+// quotes is, even where passages in the asker's language were found: they
+// did not answer, and a Portuguese question answered in English without a
+// word of why reads as a fault.
+void Turn::NoteLanguages() {
   std::set<std::string> other;
   for (const Citation& c : a_.citations) {
     if (c.language == a_.language) return;
     other.insert(c.language);
   }
-  if (same_language_found || other.empty()) return;
+  if (other.empty()) return;
   std::string names, codes;
   for (const std::string& l : other) {
     names += (names.empty() ? "" : (a_.language == "zh" ? "\xE3\x80\x81" : ", ")) + LanguageName(l, a_.language);

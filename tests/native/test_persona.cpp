@@ -572,6 +572,21 @@ TEST_CASE("a limitation added to an answer names one and qualifies a section the
   CHECK(b.text.find("\xE5\xB1\x80\xE9\x99\x90\xE5\x9C\xA8\xE4\xBA\x8E") != std::string::npos);  // 局限在于
 }
 
+TEST_CASE("an answer quoting only another language says so, though passages in the asker's language were found", "[persona]") {
+  // English passages about agents rank for this question, but the one that
+  // answers it ("decade of agents, not year of agents") is Chinese; before,
+  // the Chinese quote came without a word of why.
+  const World& w = TheWorld();
+  ConversationState st;
+  const Answer a = w.Ask("Do you think this is the year of AI agents?", st);
+  INFO(a.text);
+  REQUIRE(a.kind == AnswerKind::kAnswer);
+  REQUIRE_FALSE(a.citations.empty());
+  for (const Citation& c : a.citations) CHECK(c.language == "zh");
+  CHECK(a.passage_languages == "zh");
+  CHECK(a.text.find("(I only have this written in Chinese") != std::string::npos);
+}
+
 TEST_CASE("instructions to whoever plays the persona are never quoted; an empty lead-in is refused", "[persona]") {
   std::string json = test::ReadFile(std::string(VESPER_KB_DIR) + "/persona.json");
   const Persona p = Persona::FromJson(json);
