@@ -988,6 +988,7 @@ class JsPersona {
   std::string Name() const { return p_.name(); }
   std::string Id() const { return p_.id(); }
   bool UsesBannedWord(const std::string& text) const { return Guard([&] { return p_.UsesBannedWord(text); }); }
+  std::string LookupText(const std::string& question) const { return Guard([&] { return PersonaLookupText(p_, question); }); }
 
   // The question's vector, if any, is in stagingFloats(query_dims). `state` is
   // { disclaimerShown, inRole, turns }; the reply carries the updated state.
@@ -1106,6 +1107,7 @@ EMSCRIPTEN_BINDINGS(vesper) {
       .function("name", &JsPersona::Name)
       .function("id", &JsPersona::Id)
       .function("usesBannedWord", &JsPersona::UsesBannedWord)
+      .function("lookupText", &JsPersona::LookupText)
       .function("answerStaged", &JsPersona::AnswerStaged);
 
   class_<JsSplitIndex>("SplitIndex")

@@ -279,6 +279,11 @@ class Persona {
   usesBannedWord(text) {
     return this.raw.usesBannedWord(text);
   }
+  // What the persona looks up for a question, and what to embed for it: the
+  // question, or for "Who are you?" the same question about the persona's name.
+  lookupText(question) {
+    return this.raw.lookupText(question);
+  }
   dispose() {
     this.raw.delete();
   }

@@ -382,9 +382,11 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
       const db = this.require(name);
       if (!question.trim()) throw new VesperError('empty_input', 'the question is empty');
       // A question about the last topic ("and why?") is looked up with it
-      // (core/persona/answer.cpp): a split fetches for that text too.
+      // (core/persona/answer.cpp): a split fetches for that text too. "Who are
+      // you?" is looked up, and embedded, as a question about the persona's name.
       const topic = typeof conversation?.topic === 'string' ? conversation.topic : '';
-      const embedded = await embedAndPrepare(db, question, sameModel(db), topic ? [question, `${question}\n${topic}`] : [question]);
+      const lookup = this.persona.lookupText(question);
+      const embedded = await embedAndPrepare(db, lookup, sameModel(db), topic ? [lookup, `${lookup}\n${topic}`] : [lookup]);
       const vector = embedded ? embedded.vectors : null;
       await db.whenReady?.();
       return withParts(() => this.persona.answer(db, question, vector, conversation, threshold === null ? {} : { threshold }));

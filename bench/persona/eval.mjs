@@ -28,7 +28,8 @@ export async function openPersona() {
   const metaIds = new Set(chunks.filter((c) => c.meta).map((c) => c.id));
   // One turn: the reply and the state after it.
   const ask = async (question, state = {}) => {
-    const { vectors } = await embedder.embed([question], { kind: 'query' });
+    // What the engine's ask embeds (web/vesper-engine.mjs): the persona's lookup text.
+    const { vectors } = await embedder.embed([persona.lookupText(question)], { kind: 'query' });
     return persona.answer(ctx.db, question, vectors, state, {});
   };
   return { ...ctx, persona, headings, metaIds, instructions, ask };

@@ -39,6 +39,16 @@ std::string AnswerLanguage(std::string_view question) {
   return "en";
 }
 
+std::string PersonaLookupText(const Persona& persona, std::string_view question) {
+  if (persona.name().empty() || !AsksIdentity(question)) return std::string(question);
+  const std::vector<std::string>& forms = LanguageWords(AnswerLanguage(question), "identity_lookup");
+  if (forms.empty()) return std::string(question);
+  std::string text = forms.front();
+  const size_t at = text.find("{name}");
+  if (at == std::string::npos) return std::string(question);
+  return text.replace(at, 6, persona.name());
+}
+
 namespace {
 
 // A passage this small (in quotable units and bytes) that answers is given whole.
@@ -106,7 +116,8 @@ class Turn {
  public:
   Turn(const Persona& persona, const Collection& collection, ConversationState& state, const AnswerOptions& opt,
        std::string question)
-      : persona_(persona), db_(collection), state_(state), opt_(opt), q_(std::move(question)) {
+      : persona_(persona), db_(collection), state_(state), opt_(opt), q_(std::move(question)),
+        look_(PersonaLookupText(persona, q_)) {
     a_.language = AnswerLanguage(q_);
   }
 
@@ -240,6 +251,7 @@ class Turn {
   ConversationState& state_;
   const AnswerOptions& opt_;
   const std::string q_;
+  const std::string look_;  // what is looked up and weighed (PersonaLookupText)
   std::vector<std::string> years_;  // the years the question names
   std::set<std::string> counted_;   // what a "how many" question counts (CountedWord), with its translations
   Answer a_;
@@ -248,13 +260,13 @@ class Turn {
 
 // A question the persona's own Q&A answers: its answer, cited where the knowledge base holds it.
 bool Turn::FromPersonaQa() {
-  const QuestionTerms terms = TermsOf(q_, db_);
+  const QuestionTerms terms = TermsOf(look_, db_);
   constexpr float kMinQaMatch = 0.7f;  // of the Q&A question's own weight that the question holds
   for (const PersonaQa& qa : persona_.qa()) {
     if (!qa.language.empty() && qa.language != a_.language) continue;
     const QuestionTerms theirs = TermsOf(qa.question, db_);
     if (theirs.words.size() < 2 || terms.words.size() < 2) continue;
-    if (SharedEvidence(theirs, q_) < kMinQaMatch || SharedEvidence(terms, qa.question) < kMinQaMatch) continue;
+    if (SharedEvidence(theirs, look_) < kMinQaMatch || SharedEvidence(terms, qa.question) < kMinQaMatch) continue;
     for (const SearchResult& r : PassagesHolding(db_, qa.answer)) {
       std::vector<Unit> units = UnitsOf(persona_, db_, r.label, 0, {});
       if (units.empty()) continue;
@@ -284,10 +296,10 @@ void Turn::Score(std::vector<Unit>& units, const QuestionTerms& terms, QuestionT
     const std::string& language = db_.chunk(u.label).language;
     if (language != a_.language && !language.empty() && !u.other_language) {
       auto it = translated.find(language);
-      if (it == translated.end()) it = translated.emplace(language, TranslatedTermsOf(q_, a_.language, language, db_)).first;
+      if (it == translated.end()) it = translated.emplace(language, TranslatedTermsOf(look_, a_.language, language, db_)).first;
       u.shared = std::max(u.shared, opt_.weights.translated * SharedEvidence(it->second, u.sentence.text));
     }
-    u.similarity = db_.PieceSimilarity(q_, u.sentence.text);
+    u.similarity = db_.PieceSimilarity(look_, u.sentence.text);
     const UnitWeights& k = opt_.weights;
     u.score = k.shared * u.shared + k.passage * u.strength + k.title * u.title_shared + k.similarity * std::max(0.f, u.similarity) + k.type * TypeFit(type, u.sentence.text) +
               k.rank / (1.0 + u.rank) + k.position / (1.0 + u.sentence.index) - (u.other_language ? k.other_language : 0.0);
@@ -435,7 +447,7 @@ std::vector<SearchResult> Turn::Lookup(const float* query_vector, size_t query_d
   qo.mode = query_vector && db_.has_vectors() ? SearchMode::kHybrid : SearchMode::kLexical;
   const bool lexical = qo.mode == SearchMode::kLexical;
   // A question about the topic is looked up with the topic's words too.
-  const std::string lookup = about_topic ? q_ + "\n" + state_.topic : q_;
+  const std::string lookup = about_topic ? look_ + "\n" + state_.topic : look_;
   QueryResponse found = Query(db_, lookup, lexical ? nullptr : query_vector, lexical ? 0 : query_dims, qo);
   std::vector<SearchResult> hits;
   for (size_t i = 0; i < found.results.size(); ++i) {
@@ -503,7 +515,7 @@ void Turn::FromPassages(const float* query_vector, size_t query_dims, bool about
   for (const SearchResult& r : hits) same_language |= db_.chunk(r.label).language == a_.language;
   const Pool pool = BuildPool(hits, about_topic);
   // A question about the topic ("那实际工作中该怎么应对？") is about the topic's words too.
-  const QuestionTerms terms = TermsOf(about_topic ? q_ + "\n" + state_.topic : q_, db_);
+  const QuestionTerms terms = TermsOf(about_topic ? look_ + "\n" + state_.topic : look_, db_);
   const QuestionType type = ClassifyQuestion(q_);
   // A year the question names must be named by what answers it.
   years_ = YearsIn(q_);
@@ -538,7 +550,7 @@ void Turn::FromPassages(const float* query_vector, size_t query_dims, bool about
   a_.kind = AnswerKind::kAnswer;
   a_.citations = w.citations();
   Remember(w, pool.labels, !about_topic);
-  if (!about_topic) state_.topic = q_;
+  if (!about_topic) state_.topic = look_;
   NoteLanguages();
 }
 

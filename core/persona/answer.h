@@ -111,4 +111,11 @@ Answer AnswerQuestion(const Persona& persona, const Collection& collection, std:
 // The language an answer to `question` is written in: en, pt or zh.
 std::string AnswerLanguage(std::string_view question);
 
+// What the persona looks up for `question`, and what clients embed for it:
+// the question itself, or, where it asks who the persona is ("Who are you?",
+// "Quem é você?", "你是谁？", AsksIdentity), that question about the
+// persona's name in its language ("who is Andrej Karpathy"). Its own words
+// name nobody: it found nothing, and the persona said "I don't know".
+std::string PersonaLookupText(const Persona& persona, std::string_view question);
+
 }  // namespace vesper

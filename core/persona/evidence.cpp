@@ -286,6 +286,20 @@ bool StartsWithLimitation(std::string_view sentence) {
   return StartsWithAny(f, "limitation_openings") || StartsWithAny(f, "contrast_openings");
 }
 
+bool AsksIdentity(std::string_view question) {
+  std::string f = FoldText(question);
+  // Punctuation and spaces around the words: "?", "？", "!", ".", "。".
+  auto punct = [](unsigned char c) { return c == ' ' || c == '?' || c == '!' || c == '.' || c == ','; };
+  while (!f.empty() && punct(f.back())) f.pop_back();
+  for (const char* full : {"\xEF\xBC\x9F", "\xEF\xBC\x81", "\xE3\x80\x82"}) {  // ？ ！ 。
+    const std::string mark(full);
+    while (f.size() >= mark.size() && f.compare(f.size() - mark.size(), mark.size(), mark) == 0) f.resize(f.size() - mark.size());
+  }
+  while (!f.empty() && punct(f.front())) f.erase(0, 1);
+  const std::vector<std::string>& asks = AllLanguageWords("question_identity");
+  return std::find(asks.begin(), asks.end(), f) != asks.end();
+}
+
 bool NamesLimitation(std::string_view sentence) {
   const std::string f = FoldText(sentence);
   return StartsWithAny(f, "limitation_openings") || HasAny(f, "limitation_cues");

@@ -73,6 +73,9 @@ bool HasLimitationCue(std::string_view sentence);
 bool HasExampleCue(std::string_view sentence);
 // Starts by qualifying what came before ("However", "But", "Porém", "但是").
 bool StartsWithLimitation(std::string_view sentence);
+// The whole question asks who the one answering is ("who are you", "quem é
+// você", "你是谁": the language files' question_identity, punctuation aside).
+bool AsksIdentity(std::string_view question);
 // ... and says it is one: a limitation's opening ("the downside") or word
 // ("fails", 局限), not only a contrast ("But it changes who can build software").
 bool NamesLimitation(std::string_view sentence);

@@ -274,17 +274,66 @@ std::string Portuguese(std::string s, const std::vector<std::string>& names, con
   return out;
 }
 
+// Stands for a name the first person already states ("我是 Andrej Karpathy",
+// "I am Andrej Karpathy"): rewritten, it read "我是 我。".
+constexpr char kStated = '\x02';
+
+// Each name that follows one of the language's self_copula phrases ("i am",
+// "eu sou", "我是") becomes kStated, the names in order in `stated`.
+std::string HideStatedNames(std::string s, const std::string& language, const std::vector<std::string>& names,
+                            std::vector<std::string>& stated) {
+  const std::vector<std::string>& copulas = LanguageWords(language, "self_copula");
+  std::vector<std::string> sorted = names;
+  std::sort(sorted.begin(), sorted.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  std::vector<std::pair<size_t, std::string>> found;  // offset, name
+  for (const std::string& n : sorted) {
+    for (size_t at = n.empty() ? std::string::npos : s.find(n); at != std::string::npos; at = s.find(n, at + 1)) {
+      size_t end = at;
+      while (end > 0 && s[end - 1] == ' ') --end;
+      std::string before = s.substr(0, end);
+      std::transform(before.begin(), before.end(), before.begin(), [](unsigned char c) { return std::tolower(c); });
+      const bool after_copula = std::any_of(copulas.begin(), copulas.end(), [&](const std::string& c) {
+        return before.size() >= c.size() && before.compare(before.size() - c.size(), c.size(), c) == 0 &&
+               (before.size() == c.size() || !IsAlpha(before[before.size() - c.size() - 1]));
+      });
+      const bool inside_longer = std::any_of(found.begin(), found.end(), [&](const auto& f) {
+        return at >= f.first && at < f.first + f.second.size();
+      });
+      if (after_copula && !inside_longer) found.emplace_back(at, n);
+    }
+  }
+  std::sort(found.begin(), found.end());
+  for (auto f = found.rbegin(); f != found.rend(); ++f) s.replace(f->first, f->second.size(), 1, kStated);
+  for (const auto& f : found) stated.push_back(f.second);
+  return s;
+}
+
+std::string ShowStatedNames(std::string s, const std::vector<std::string>& stated) {
+  size_t next = 0;
+  for (size_t at = s.find(kStated); at != std::string::npos && next < stated.size(); at = s.find(kStated, at)) {
+    s.replace(at, 1, stated[next]);
+    at += stated[next++].size();
+  }
+  return s;
+}
+
+std::string Rewrite(std::string s, const std::string& language, const std::vector<std::string>& names,
+                    const std::vector<std::string>& pronouns) {
+  if (language == "en") return English(std::move(s), names, pronouns);
+  if (language == "zh") return Chinese(std::move(s), names, pronouns);
+  if (language == "pt") return Portuguese(std::move(s), names, pronouns);
+  return s;
+}
+
 }  // namespace
 
 std::string ToFirstPerson(std::string_view sentence, const std::string& language, const SelfReference& self) {
   static const std::vector<std::string> kNone;
   auto it = self.pronouns.find(language);
   const std::vector<std::string>& pronouns = it == self.pronouns.end() ? kNone : it->second;
-  std::string s(sentence);
-  if (language == "en") return English(std::move(s), self.names, pronouns);
-  if (language == "zh") return Chinese(std::move(s), self.names, pronouns);
-  if (language == "pt") return Portuguese(std::move(s), self.names, pronouns);
-  return s;
+  std::vector<std::string> stated;
+  std::string s = HideStatedNames(std::string(sentence), language, self.names, stated);
+  return ShowStatedNames(Rewrite(std::move(s), language, self.names, pronouns), stated);
 }
 
 }  // namespace vesper

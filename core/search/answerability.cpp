@@ -1,5 +1,6 @@
 #include "core/search/answerability.h"
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -107,6 +108,15 @@ AnswerDecision Decide(const Answerability& a, const QueryEvidence& e) {
   AnswerDecision d;
   d.answerable = z >= 0.f;
   d.confidence = 1.f / (1.f + std::exp(-z));
+  // A query that nearly repeats a passage (its heading, its words) is one the
+  // collection holds, whatever the fitted weights make of it: "Who is Andrej
+  // Karpathy?" (cosine 0.99 with the section of that title) was refused, as
+  // its words are in every passage (high typical match, low BM25), and no
+  // question of the fitting sets comes near this cosine.
+  if (a.calibrated && e.has_vectors && e.best_cosine >= kNearCopyCosine) {
+    d.answerable = true;
+    d.confidence = std::max(d.confidence, e.best_cosine);
+  }
   // Only a calibrated decision knows how sure it is: a lexical pack's or an
   // uncalibrated bar's confidence is a fixed slope around a default cut.
   d.unsure = !d.answerable && a.calibrated && e.has_vectors && d.confidence >= kUnsureConfidence;

@@ -73,6 +73,11 @@ struct Answerability {
 // Calibrated vector decisions only (see Decide).
 inline constexpr float kUnsureConfidence = 0.3f;
 
+// A query whose vector is this close to a passage's nearly repeats it: the
+// collection answers it (Decide). Above every question of bench/quality and
+// bench/docsets (the highest: 0.89), answerable or not.
+inline constexpr float kNearCopyCosine = 0.9f;
+
 struct AnswerDecision {
   bool answerable = false;
   bool unsure = false;     // not answerable, but not clearly so (kUnsureConfidence)

@@ -65,9 +65,14 @@ struct World {
     // Static models rerank hybrid search by piece matching, as the engine sets up (web/engine/kb.mjs).
     db->EnablePieceMatch(std::make_shared<PieceMatcher>(model), tok);
     db->EnableLexicon(lexicon);
+    // The persona file's meta text, as the CLI and the page mark it (web/engine/kb.mjs metaTextOf).
+    ChunkerOptions chunking;
+    const nlohmann::json pj = nlohmann::json::parse(test::ReadFile(std::string(VESPER_KB_DIR) + "/persona.json"));
+    chunking.meta_headings = pj.value("meta_sections", std::vector<std::string>{});
+    chunking.meta_openings = pj.value("meta_passages", std::vector<std::string>{});
     for (const auto& seed : test::Seeds()) {
       // Chunked as the CLI and the page chunk: budgets counted in the model's tokens.
-      std::vector<Chunk> chunks = ChunkDocument(seed.name, seed.text, {}, [this](std::string_view t) { return tok->CountTokens(t); });
+      std::vector<Chunk> chunks = ChunkDocument(seed.name, seed.text, chunking, [this](std::string_view t) { return tok->CountTokens(t); });
       std::vector<float> vectors;
       for (const Chunk& c : chunks) {
         std::string title;
@@ -135,9 +140,10 @@ struct World {
   // how an answer is built, apart from whether the question is answerable.
   std::vector<Collection> Undecided() const { return Reloaded(SavePack({db.get()}), Answerability::Uncalibrated(0.f)); }
 
-  Answer Ask(const std::string& q, ConversationState& state) const {
+  // `embedded`: the text to embed, when not the question (PersonaLookupText).
+  Answer Ask(const std::string& q, ConversationState& state, const std::string& embedded = "") const {
     AnswerOptions o;
-    std::vector<float> v = Embed(q);
+    std::vector<float> v = Embed(embedded.empty() ? q : embedded);
     return AnswerQuestion(persona, *db, q, v.data(), v.size(), state, o);
   }
 
@@ -585,6 +591,30 @@ TEST_CASE("an answer quoting only another language says so, though passages in t
   for (const Citation& c : a.citations) CHECK(c.language == "zh");
   CHECK(a.passage_languages == "zh");
   CHECK(a.text.find("(I only have this written in Chinese") != std::string::npos);
+}
+
+TEST_CASE("'who are you?' is a question about the persona: looked up by its name, answered in the first person", "[persona]") {
+  CHECK(AsksIdentity("Who are you?"));
+  CHECK(AsksIdentity("  tell me about yourself. "));
+  CHECK(AsksIdentity("Quem \xC3\xA9 voc\xC3\xAA?"));                         // Quem é você?
+  CHECK(AsksIdentity("\xE4\xBD\xA0\xE6\x98\xAF\xE8\xB0\x81\xEF\xBC\x9F"));  // 你是谁？
+  CHECK_FALSE(AsksIdentity("Who are you working with?"));
+  CHECK_FALSE(AsksIdentity("What is micrograd?"));
+  const World& w = TheWorld();
+  CHECK(PersonaLookupText(w.persona, "Who are you?") == "Who is Andrej Karpathy?");
+  CHECK(PersonaLookupText(w.persona, "What is micrograd?") == "What is micrograd?");
+  // Before: "I genuinely don't know", in every language; the Chinese identity card read "我是 我。".
+  for (const char* q : {"Who are you?", "Quem \xC3\xA9 voc\xC3\xAA?", "\xE4\xBD\xA0\xE6\x98\xAF\xE8\xB0\x81\xEF\xBC\x9F"}) {
+    ConversationState st;
+    const Answer a = w.Ask(q, st, PersonaLookupText(w.persona, q));
+    INFO(q << " -> " << a.text);
+    CHECK(a.kind == AnswerKind::kAnswer);
+    CHECK(a.text.find("Notable imported sections") == std::string::npos);
+    CHECK(a.text.find("\xE6\x88\x91\xE6\x98\xAF \xE6\x88\x91") == std::string::npos);  // 我是 我
+  }
+  CHECK(ToFirstPerson("\xE6\x88\x91\xE6\x98\xAF Andrej Karpathy\xE3\x80\x82", "zh", w.persona.self_reference()) ==
+        "\xE6\x88\x91\xE6\x98\xAF Andrej Karpathy\xE3\x80\x82");  // 我是 Andrej Karpathy。 stays
+  CHECK(ToFirstPerson("Karpathy says: I am Andrej Karpathy.", "en", w.persona.self_reference()) == "I say: I am Andrej Karpathy.");
 }
 
 TEST_CASE("instructions to whoever plays the persona are never quoted; an empty lead-in is refused", "[persona]") {

@@ -88,6 +88,25 @@ TEST_CASE("a calibration reads from the manifest's JSON and refuses what it cann
   CHECK_FALSE(Answerability::FromJson(R"({"calibrated": false, "languages": {"*": {"bias": 0, "weights": {}}}})").calibrated);
 }
 
+TEST_CASE("a query that nearly repeats a passage is answerable whatever the fitted weights say", "[answerability]") {
+  // As the default model's fit weighs it: a query whose words are in every
+  // passage (high typical piece match) is refused, though it is a heading.
+  Answerability a = Answerability::FromJson(
+      R"({"languages": {"*": {"bias": -1, "weights": {"best_match": -8, "best_cosine": 1}}}})");
+  QueryEvidence e;
+  e.has_vectors = true;
+  e.language = "en";
+  e.best_match = 1.25f;
+  e.best_cosine = kNearCopyCosine - 0.01f;
+  CHECK_FALSE(Decide(a, e).answerable);
+  e.best_cosine = 0.99f;  // "Who is Andrej Karpathy?" against the section of that title
+  CHECK(Decide(a, e).answerable);
+  CHECK(Decide(a, e).confidence == Approx(0.99f));
+  // An uncalibrated bar is the user's: above it only.
+  Answerability bar = Answerability::Uncalibrated(0.995f);
+  CHECK_FALSE(Decide(bar, e).answerable);
+}
+
 TEST_CASE("without a calibration the decision is a cosine bar; lexical evidence decides lexical searches", "[answerability]") {
   Answerability bar = Answerability::Uncalibrated(0.35f);
   QueryEvidence e;

@@ -110,3 +110,13 @@ test('search decides the same in vector mode as in hybrid: the calibration gets 
   assert.deepEqual(off.results, []);
   assert.ok(off.nearMisses.length > 0);
 });
+
+test('"who are you?" is answered about the persona, in each language (it was "I don\'t know")', async () => {
+  for (const [question, language] of [['Who are you?', 'en'], ['Quem é você?', 'pt'], ['你是谁？', 'zh']]) {
+    const a = await ask(question);
+    assert.equal(a.language, language);
+    assert.equal(a.kind, 'answer', `${question}: ${a.answer}`);
+    assert.ok(a.citations.length > 0, question);
+    assert.doesNotMatch(a.answer, /我是 我/);  // the identity card's name kept: "我是 Andrej Karpathy。"
+  }
+});

@@ -229,7 +229,7 @@ const META_PROVENANCE = "headings of the documents' sections about the skill its
 // The documents also describe the agent in passages no heading covers (a
 // document's opening lines, a skill's own name/description block): the
 // openings of those lines, where the documents have them.
-const META_PASSAGES_PROVENANCE = "openings of the lines in which the documents describe the agent itself outside any meta section (\"An agent simulating …\", \"Agente que simula …\", \"Simular … como interlocutor\", the skill's \"name:\" line, the Portuguese copy's unheaded disclaimer and version note \"Esta skill simula …\", \"Skill auto-evoluída …\"): marked as meta text at build time";
+const META_PASSAGES_PROVENANCE = "openings of the lines in which the documents describe the agent itself outside any meta section (\"An agent simulating …\", \"Agente que simula …\", \"Simular … como interlocutor\", the skill's \"name:\" line, the Portuguese copy's unheaded disclaimer and version note \"Esta skill simula …\", \"Skill auto-evoluída …\", an imported copy's packaging note \"Imported source sections that did not map cleanly …\"): marked as meta text at build time";
 
 function metaPassages(all, persona) {
   const openings = [`An agent simulating ${persona.name}`, `Agente que simula ${persona.name}`,
@@ -237,7 +237,10 @@ function metaPassages(all, persona) {
     // The Portuguese copy lost the heading ("Limitations of This Skill") its
     // disclaimer sits under in English: quoted as an answer, it told the
     // asker to "consult Twitter/X" for opinions.
-    'Esta skill simula', 'This skill simulates', 'Skill auto-evoluída', 'Self-evolved skill'];
+    'Esta skill simula', 'This skill simulates', 'Skill auto-evoluída', 'Self-evolved skill',
+    // The packaging note of an imported copy: "Notable imported sections: ..."
+    // was quoted in answers to "Who are you?".
+    'Imported source sections that did not map cleanly'];
   return openings.filter((o) => all.split('\n').some((line) => line.trim().startsWith(o)));
 }
 
