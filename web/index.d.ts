@@ -115,7 +115,7 @@ export interface AskOptions {
 
 export interface Reply {
   answer: string;
-  kind: 'answer' | 'dont_know' | 'declined' | 'exited' | 'reentered';
+  kind: 'answer' | 'dont_know' | 'declined' | 'exited' | 'reentered' | 'small_talk';
   language: string;
   citations: Citation[];
   declined: boolean;

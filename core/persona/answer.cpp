@@ -26,6 +26,7 @@ const char* AnswerKindName(AnswerKind kind) {
     case AnswerKind::kDeclined: return "declined";
     case AnswerKind::kExited: return "exited";
     case AnswerKind::kReentered: return "reentered";
+    case AnswerKind::kSmallTalk: return "small_talk";
   }
   return "answer";
 }
@@ -130,6 +131,7 @@ class Turn {
     }
     ++state_.turns;
     a_.in_role = state_.in_role;
+    if (state_.in_role && SmallTalk()) return Finish();
     const FollowUp follow = ParseFollowUp(q_);
     if (state_.in_role && Declined()) return Finish();
     const bool topic = !state_.passages.empty();
@@ -199,20 +201,38 @@ class Turn {
           if (!ContainsWord(folded, p)) continue;
           auto reason = rule.reason.find(a_.language);
           if (reason == rule.reason.end()) reason = rule.reason.find("en");
-          std::string topics;
-          for (size_t i = 0; i < persona_.topics().size() && i < 4; ++i) {
-            if (i) topics += a_.language == "zh" ? "\xE3\x80\x81" : ", ";  // 、
-            topics += persona_.topics()[i];
-          }
           a_.kind = AnswerKind::kDeclined;
           blocks_.push_back(Replace(Replace(ph().decline, "{reason}", reason == rule.reason.end() ? rule.id : reason->second),
-                                    "{topics}", topics));
+                                    "{topics}", Topics()));
           Forget();
           return true;
         }
       }
     }
     return false;
+  }
+
+  // The persona's topics, as a phrase says them ("{topics}").
+  std::string Topics() const {
+    std::string topics;
+    for (size_t i = 0; i < persona_.topics().size() && i < 4; ++i) {
+      if (i) topics += a_.language == "zh" ? "\xE3\x80\x81" : ", ";  // 、
+      topics += persona_.topics()[i];
+    }
+    return topics;
+  }
+
+  // "Hello!", "Obrigado!", "谢谢": the persona's reply, where its file has one;
+  // the conversation's topic stays for what comes next.
+  bool SmallTalk() {
+    const std::string greets = WhollyIn(q_, "greetings"), thanks = greets.empty() ? WhollyIn(q_, "thanks") : "";
+    if (greets.empty() && thanks.empty()) return false;
+    a_.language = greets.empty() ? thanks : greets;  // "Olá!" is too short for the detector
+    const std::string* reply = greets.empty() ? &ph().thanks : &ph().greeting;
+    if (reply->empty()) return false;
+    a_.kind = AnswerKind::kSmallTalk;
+    blocks_.push_back(Replace(*reply, "{topics}", Topics()));
+    return true;
   }
 
   void DontKnow() {

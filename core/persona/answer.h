@@ -28,7 +28,8 @@ struct ConversationState {
   std::vector<std::string> said;
 };
 
-enum class AnswerKind { kAnswer, kDontKnow, kDeclined, kExited, kReentered };
+// kSmallTalk: a greeting or thanks, answered with the persona's reply (no passage).
+enum class AnswerKind { kAnswer, kDontKnow, kDeclined, kExited, kReentered, kSmallTalk };
 const char* AnswerKindName(AnswerKind kind);
 
 struct Citation {

@@ -286,8 +286,12 @@ bool StartsWithLimitation(std::string_view sentence) {
   return StartsWithAny(f, "limitation_openings") || StartsWithAny(f, "contrast_openings");
 }
 
-bool AsksIdentity(std::string_view question) {
-  std::string f = FoldText(question);
+bool AsksIdentity(std::string_view question) { return IsWholly(question, "question_identity"); }
+
+bool IsWholly(std::string_view message, std::string_view list) { return !WhollyIn(message, list).empty(); }
+
+std::string WhollyIn(std::string_view message, std::string_view list) {
+  std::string f = FoldText(message);
   // Punctuation and spaces around the words: "?", "？", "!", ".", "。".
   auto punct = [](unsigned char c) { return c == ' ' || c == '?' || c == '!' || c == '.' || c == ','; };
   while (!f.empty() && punct(f.back())) f.pop_back();
@@ -296,8 +300,11 @@ bool AsksIdentity(std::string_view question) {
     while (f.size() >= mark.size() && f.compare(f.size() - mark.size(), mark.size(), mark) == 0) f.resize(f.size() - mark.size());
   }
   while (!f.empty() && punct(f.front())) f.erase(0, 1);
-  const std::vector<std::string>& asks = AllLanguageWords("question_identity");
-  return std::find(asks.begin(), asks.end(), f) != asks.end();
+  for (const std::string& language : KnownLanguages()) {
+    const std::vector<std::string>& entries = LanguageWords(language, list);
+    if (std::find(entries.begin(), entries.end(), f) != entries.end()) return language;
+  }
+  return "";
 }
 
 bool NamesLimitation(std::string_view sentence) {

@@ -73,8 +73,14 @@ bool HasLimitationCue(std::string_view sentence);
 bool HasExampleCue(std::string_view sentence);
 // Starts by qualifying what came before ("However", "But", "Porém", "但是").
 bool StartsWithLimitation(std::string_view sentence);
+// The whole message, folded and punctuation aside, is an entry of one of the
+// language files' lists (any language's).
+bool IsWholly(std::string_view message, std::string_view list);
+// ... and the language whose list holds it ("Olá!": pt, though too short for
+// the detector), or "" when none does.
+std::string WhollyIn(std::string_view message, std::string_view list);
 // The whole question asks who the one answering is ("who are you", "quem é
-// você", "你是谁": the language files' question_identity, punctuation aside).
+// você", "你是谁": the language files' question_identity).
 bool AsksIdentity(std::string_view question);
 // ... and says it is one: a limitation's opening ("the downside") or word
 // ("fails", 局限), not only a contrast ("But it changes who can build software").

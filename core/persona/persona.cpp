@@ -107,6 +107,8 @@ VoicePhrases ParsePhrases(const json& o, const std::string& field) {
     }
   }
   p.nothing_more = Str(o, "nothing_more", field, /*required=*/false);
+  p.greeting = Str(o, "greeting", field, /*required=*/false);
+  p.thanks = Str(o, "thanks", field, /*required=*/false);
   return p;
 }
 
@@ -238,7 +240,10 @@ Persona Persona::FromJson(std::string_view text) {
     for (const std::string& s : ph.closings) {
       if (p.UsesBannedWord(s)) Bad("phrases." + lang + ".closings", "\"" + s + "\" uses a word the persona never uses");
     }
-    if (p.UsesBannedWord(ph.nothing_more)) Bad("phrases." + lang + ".nothing_more", "uses a word the persona never uses");
+    for (auto [name, s] : {std::pair<const char*, const std::string*>{"nothing_more", &ph.nothing_more},
+                           {"greeting", &ph.greeting}, {"thanks", &ph.thanks}}) {
+      if (p.UsesBannedWord(*s)) Bad("phrases." + lang + "." + name, "uses a word the persona never uses");
+    }
   }
   for (auto& [lang, d] : p.disclaimer_) {
     if (p.UsesBannedWord(d)) Bad("disclaimer." + lang, "uses a word the persona never uses");

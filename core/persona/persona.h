@@ -67,6 +67,10 @@ struct VoicePhrases {
   // nothing more on the topic (empty: dont_know).
   std::vector<std::string> closings;
   std::string nothing_more;
+  // Optional: the reply to a greeting ("Hello!") and to thanks, "{topics}"
+  // (empty: such a message is looked up as a question, and finds nothing).
+  std::string greeting;
+  std::string thanks;
 };
 
 class Persona {

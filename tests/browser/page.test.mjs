@@ -116,9 +116,12 @@ test('a question asked before the page is ready waits in its box: the form never
   const browser = await launch();
   const page = await browser.newPage();
   const errors = watchConsole(page);
-  // The core held back, so the page is still loading when the visitor presses Enter.
+  // The core held back until the visitor has pressed Enter, so the page is
+  // still loading then (a fixed delay was not enough on a loaded machine).
+  let release;
+  const held = new Promise((r) => { release = r; });
   await page.route('**/wasm/vesper_core.wasm', async (route) => {
-    await new Promise((r) => setTimeout(r, 1500));
+    await held;
     await route.continue();
   });
   await page.goto(urlOf(lexical, '/'), { waitUntil: 'domcontentloaded' });
@@ -126,6 +129,7 @@ test('a question asked before the page is ready waits in its box: the form never
   await page.fill('#chat-input', 'How do I start learning deep learning?');
   await page.press('#chat-input', 'Enter');
   assert.equal(await page.isDisabled('#chat-send'), true, 'Ask waits for the page');
+  release();
   await ready(page);
   assert.equal(await page.evaluate(() => window.sameDocument), true, 'the page was not reloaded');
   assert.equal(new URL(page.url()).search, '');

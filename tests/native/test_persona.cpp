@@ -7,6 +7,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 
 #include "core/chunker/chunker.h"
 #include "core/collection/collection.h"
@@ -435,6 +436,12 @@ TEST_CASE("the persona file is validated", "[persona]") {
   } catch (const Error& e) {
     CHECK(std::string(e.what()).find("never uses") != std::string::npos);
   }
+  // ... the optional greeting too.
+  std::string bad_greeting = good;
+  const size_t greeting = bad_greeting.find("\"greeting\": \"");
+  REQUIRE(greeting != std::string::npos);
+  bad_greeting.insert(greeting + 13, "Obviously, ");
+  CHECK_THROWS_AS(Persona::FromJson(bad_greeting), Error);
   // An empty self name would make the first-person rewrite match everywhere.
   std::string empty_name = good;
   size_t names = empty_name.find("\"self_names\": [");
@@ -615,6 +622,30 @@ TEST_CASE("'who are you?' is a question about the persona: looked up by its name
   CHECK(ToFirstPerson("\xE6\x88\x91\xE6\x98\xAF Andrej Karpathy\xE3\x80\x82", "zh", w.persona.self_reference()) ==
         "\xE6\x88\x91\xE6\x98\xAF Andrej Karpathy\xE3\x80\x82");  // 我是 Andrej Karpathy。 stays
   CHECK(ToFirstPerson("Karpathy says: I am Andrej Karpathy.", "en", w.persona.self_reference()) == "I say: I am Andrej Karpathy.");
+}
+
+TEST_CASE("a greeting or thanks gets the persona's reply in its language, and the topic stays", "[persona]") {
+  // Before: "I genuinely don't know. Nothing I have written covers that".
+  const World& w = TheWorld();
+  ConversationState st;
+  const Answer first = w.Ask("What is micrograd?", st);
+  REQUIRE(first.kind == AnswerKind::kAnswer);
+  const std::string topic = st.topic;
+  const std::vector<std::string> passages = st.passages;
+  for (const auto& [message, language, reply] : std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"Hello!", "en", "Hi!"}, {"Ol\xC3\xA1!", "pt", "Ol\xC3\xA1!"}, {"\xE4\xBD\xA0\xE5\xA5\xBD\xEF\xBC\x81", "zh", "\xE4\xBD\xA0\xE5\xA5\xBD"},
+           {"Thanks, that was helpful.", "en", "Glad it helped."}, {"Obrigado!", "pt", "Que bom"}, {"\xE8\xB0\xA2\xE8\xB0\xA2", "zh", "\xE5\xBE\x88\xE9\xAB\x98\xE5\x85\xB4"}}) {
+    const Answer a = w.Ask(message, st);
+    INFO(message << " -> " << a.text);
+    CHECK(a.kind == AnswerKind::kSmallTalk);
+    CHECK(a.language == language);
+    CHECK(a.text.find(reply) != std::string::npos);
+    CHECK(a.citations.empty());
+  }
+  CHECK(st.topic == topic);
+  CHECK(st.passages == passages);
+  CHECK(IsWholly("  hello. ", "greetings"));
+  CHECK_FALSE(IsWholly("Hello, what is micrograd?", "greetings"));  // a question after a greeting is a question
 }
 
 TEST_CASE("instructions to whoever plays the persona are never quoted; an empty lead-in is refused", "[persona]") {

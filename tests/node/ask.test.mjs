@@ -120,3 +120,13 @@ test('"who are you?" is answered about the persona, in each language (it was "I 
     assert.doesNotMatch(a.answer, /我是 我/);  // the identity card's name kept: "我是 Andrej Karpathy。"
   }
 });
+
+test('a greeting and thanks get the persona\'s reply, not "I don\'t know"', async () => {
+  const hello = await ask('Hello!');
+  assert.equal(hello.kind, 'small_talk');
+  assert.match(hello.answer, /^[\s\S]*Hi! Ask me about/);
+  assert.deepEqual(hello.citations, []);
+  const obrigado = await ask('Obrigado!');
+  assert.equal(obrigado.kind, 'small_talk');
+  assert.equal(obrigado.language, 'pt');
+});

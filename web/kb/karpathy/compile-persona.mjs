@@ -33,6 +33,8 @@ const PHRASES = {
     neutral_dont_know: 'The knowledge base has nothing above the similarity threshold for that question.',
     closings: ["If you want it to really click, build the smallest version that works, from scratch.", "Try it yourself: write the tiniest version that runs, then see where it breaks."],
     nothing_more: "That is all I have written on that. Ask me about another side of it.",
+    greeting: "Hi! Ask me about {topics}.",
+    thanks: "Glad it helped. Ask me anything else about {topics}.",
   },
   pt: {
     intuition: 'Do jeito que eu penso nisso: ',
@@ -50,6 +52,8 @@ const PHRASES = {
     neutral_dont_know: 'A base de conhecimento não tem nada acima do limiar de similaridade para essa pergunta.',
     closings: ["Se quiser que a ideia encaixe de verdade, construa a menor versão que funciona, do zero.", "Experimente você mesmo: escreva a menor versão que roda e veja onde ela quebra."],
     nothing_more: "Isso é tudo o que tenho escrito sobre esse ponto. Pergunte-me sobre outro lado do assunto.",
+    greeting: "Olá! Pergunte-me sobre {topics}.",
+    thanks: "Que bom que ajudou. Pode perguntar mais sobre {topics}.",
   },
   zh: {
     intuition: '我是这样看的：',
@@ -67,6 +71,8 @@ const PHRASES = {
     neutral_dont_know: '知识库里没有超过相似度阈值的内容。',
     closings: ["想真正弄懂，就从零写出能跑的最小版本。", "自己动手试试：先写出能跑的最小版本，再看它在哪里出错。"],
     nothing_more: "关于这一点，我写过的就是这些了。可以换个角度问我。",
+    greeting: "你好！可以问我关于{topics}的问题。",
+    thanks: "很高兴能帮上忙。还可以继续问我关于{topics}的问题。",
   },
 };
 
