@@ -230,6 +230,10 @@ std::vector<TermGroup> Lexicon::Translate(std::string_view query, const std::str
   size_t translated = 0;
   wanted_.clear();
   AskForShards(query, from);
+  // In a query written in Chinese, a Latin word is a name or a term
+  // ("什么是 makemore？"): it crosses as it is, like a capitalised one.
+  bool chinese = false;
+  for (size_t i = 0; i < query.size() && !chinese;) chinese = utf8::IsHan(utf8::Next(query, i));
   // Han runs and the text between them are translated each their own way.
   for (size_t i = 0; i < query.size();) {
     size_t end = i;
@@ -241,7 +245,7 @@ std::vector<TermGroup> Lexicon::Translate(std::string_view query, const std::str
     }
     std::string_view part = query.substr(i, end - i);
     if (han) TranslateHan(part, from, to, out, translated);
-    else TranslateWords(part, from, to, out, translated);
+    else TranslateWords(part, from, to, out, translated, chinese);
     i = end;
   }
   if (!wanted_.empty()) {
@@ -294,7 +298,7 @@ bool Lexicon::Take(const std::string& from, const std::string& to, const std::st
 // does not know is kept when it reads as a name, acronym or number (it
 // crosses languages as it is), else dropped (an inflected form, a typo).
 void Lexicon::TranslateWords(std::string_view text, const std::string& from, const std::string& to,
-                             std::vector<TermGroup>& out, size_t& translated) const {
+                             std::vector<TermGroup>& out, size_t& translated, bool names) const {
   std::vector<WordSpan> words = SplitWords(text);
   for (size_t i = 0; i < words.size();) {
     size_t taken = 0;
@@ -311,9 +315,10 @@ void Lexicon::TranslateWords(std::string_view text, const std::string& from, con
     }
     if (!taken) {
       std::string_view surface = text.substr(words[i].begin, words[i].end - words[i].begin);
-      bool name = false;
+      bool name = names;
       for (char c : surface) name = name || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
       if (name) out.push_back({words[i].term});
+      if (names) ++translated;
       taken = 1;
     }
     i += taken;

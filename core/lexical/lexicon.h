@@ -82,8 +82,10 @@ class Lexicon {
   bool IsStop(const std::string& from, const std::string& key) const;
   bool Take(const std::string& from, const std::string& to, const std::string& key, std::vector<TermGroup>& out,
             size_t& translated) const;
+  // names: every unknown word is a name that crosses as it is, and counts as
+  // translated (a Latin word in a Chinese query).
   void TranslateWords(std::string_view query, const std::string& from, const std::string& to,
-                      std::vector<TermGroup>& out, size_t& translated) const;
+                      std::vector<TermGroup>& out, size_t& translated, bool names = false) const;
   void TranslateHan(std::string_view run, const std::string& from, const std::string& to,
                     std::vector<TermGroup>& out, size_t& translated) const;
 

@@ -75,6 +75,14 @@ TEST_CASE("a lexicon translates content words, longest phrase first, and drops f
   CHECK(lex->Translate("câmera", "pt", "zh").empty());  // no pt->zh entries
   CHECK(lex->Translate("Tesla only", "en", "pt").empty());  // nothing translated: plain BM25 already saw it
   CHECK(lex->Translate("camera", "en", "en").empty());
+  // In a Chinese query a Latin word is a name or a term, lower case or not:
+  // it crosses as it is and counts ("什么是 makemore？" was translated to nothing).
+  groups = lex->Translate("\xE4\xB8\xBA\xE4\xBB\x80\xE4\xB9\x88 makemore \xE6\x91\x84\xE5\x83\x8F\xE5\xA4\xB4", "zh", "en");  // 为什么 makemore 摄像头
+  REQUIRE(groups.size() == 2);
+  CHECK(groups[0] == TermGroup{"makemore"});
+  CHECK(groups[1] == TermGroup{"camera", "webcam"});
+  CHECK(lex->Translate("\xE4\xB8\xBA\xE4\xBB\x80\xE4\xB9\x88 makemore", "zh", "en") == std::vector<TermGroup>{{"makemore"}});
+  CHECK(lex->Translate("why makemore", "en", "pt").empty());  // not in a Chinese query: still dropped
 }
 
 TEST_CASE("an inflected word the table does not list meets its dictionary form", "[lexicon]") {
