@@ -245,6 +245,13 @@ bool Collection::vector(uint32_t label, float* out) const {
   return true;
 }
 
+float Collection::PassageCosine(uint32_t a, uint32_t b) const {
+  if (!has_vectors() || !alive(a) || !alive(b)) return -1.f;
+  twin_.resize(model_.dims);
+  store_.Decode(a, twin_.data());
+  return store_.Score(twin_.data(), b);
+}
+
 // One result per passage any retriever found (vector_hits_, lexical_hits_,
 // translated_hits_), with each retriever's score and rank; with vectors, the
 // cosine gates what only the words found.

@@ -167,6 +167,10 @@ class Collection {
   // Writes the unit vector of a live chunk (model dims, decoded from the
   // store's format); false for lexical collections and deleted chunks.
   bool vector(uint32_t label, float* out) const;
+  // The cosine of two live passages' vectors (as the store holds them); -1
+  // without vectors. At kDefaultTwinCosine and above, across languages, one
+  // is the other's translation.
+  float PassageCosine(uint32_t a, uint32_t b) const;
   size_t bytes_per_vector() const { return store_.bytes_per_vector(); }
 
   // query_vector may be null for kLexical or for lexical-only collections.

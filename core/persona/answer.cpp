@@ -370,9 +370,13 @@ std::vector<const Unit*> Turn::Select(const std::vector<Unit>& units, QuestionTy
     }
   }
   // The runner-up, wherever it is, when it answers too: a second passage often holds the other half.
+  // Not the best passage's translation: "What is Dojo?" quoted the Portuguese
+  // copy of the English sentence after it.
+  const std::string& language = db_.chunk(best->label).language;
   const Unit* second = nullptr;
   for (const Unit& u : units) {
     if (&u == best || taken(&u) || !Relevant(u) || u.score < opt_.weights.second_ratio * best->score) continue;
+    if (db_.chunk(u.label).language != language && db_.PassageCosine(best->label, u.label) >= kDefaultTwinCosine) continue;
     if (!second || u.score > second->score) second = &u;
   }
   if (second && out.size() < room) out.push_back(second);

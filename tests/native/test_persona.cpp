@@ -648,6 +648,23 @@ TEST_CASE("a greeting or thanks gets the persona's reply in its language, and th
   CHECK_FALSE(IsWholly("Hello, what is micrograd?", "greetings"));  // a question after a greeting is a question
 }
 
+TEST_CASE("an answer does not quote a passage and then its translation", "[persona]") {
+  // Before: "Announced at Tesla AI Day 2021, Dojo was ... [1] Anunciado no Tesla AI Day 2021, Dojo foi ... [2]".
+  const World& w = TheWorld();
+  for (const char* q : {"What is Dojo?", "O que voc\xC3\xAA cursou na gradua\xC3\xA7\xC3\xA3o na University of Toronto?"}) {
+    ConversationState st;
+    const Answer a = w.Ask(q, st);
+    INFO(q << " -> " << a.text);
+    REQUIRE(a.kind == AnswerKind::kAnswer);
+    for (size_t i = 0; i < a.citations.size(); ++i) {
+      for (size_t j = i + 1; j < a.citations.size(); ++j) {
+        if (a.citations[i].language == a.citations[j].language) continue;
+        CHECK(w.db->PassageCosine(a.citations[i].label, a.citations[j].label) < kDefaultTwinCosine);
+      }
+    }
+  }
+}
+
 TEST_CASE("instructions to whoever plays the persona are never quoted; an empty lead-in is refused", "[persona]") {
   std::string json = test::ReadFile(std::string(VESPER_KB_DIR) + "/persona.json");
   const Persona p = Persona::FromJson(json);
