@@ -155,6 +155,12 @@ class Turn {
            u.title_shared >= opt_.weights.min_title_shared;
   }
   bool Dated(const Unit& u) const { return years_.empty() || NamesAnyOf(u.sentence.text, years_); }
+  // "Quando você entrou na OpenAI?" is answered by what names OpenAI (or sits under a heading that does).
+  bool Named(const Unit& u) const {
+    if (names_.empty() || HoldsAnyKey(u.sentence.text, names_)) return true;
+    const Chunk& c = db_.chunk(u.label);
+    return !c.title.empty() && HoldsAnyKey(c.title.back(), names_);
+  }
   // "How many employees ...?" is answered only by a sentence that counts employees.
   bool Counts(const Unit& u) const {
     if (counted_.empty()) return true;
@@ -273,6 +279,7 @@ class Turn {
   const std::string q_;
   const std::string look_;  // what is looked up and weighed (PersonaLookupText)
   std::vector<std::string> years_;  // the years the question names
+  std::vector<std::string> names_;  // the names it asks about (NamesIn)
   std::set<std::string> counted_;   // what a "how many" question counts (CountedWord), with its translations
   Answer a_;
   std::vector<std::string> blocks_;
@@ -330,10 +337,14 @@ void Turn::Score(std::vector<Unit>& units, const QuestionTerms& terms, QuestionT
 // and a strong unit of another passage; or a compact passage whole.
 std::vector<const Unit*> Turn::Select(const std::vector<Unit>& units, QuestionType type) const {
   // The best unit shares evidence with the question and, for "when" and "how many", has the form asked for.
+  // A unit naming what the question names, when one qualifies.
   const Unit* best = nullptr;
-  for (const Unit& u : units) {
-    const bool formed = !NeedsForm(type) || TypeFit(type, u.sentence.text) > 0.f;
-    if (Relevant(u) && Dated(u) && Counts(u) && formed && (!best || u.score > best->score)) best = &u;
+  for (bool named : {true, false}) {
+    for (const Unit& u : units) {
+      const bool formed = !NeedsForm(type) || TypeFit(type, u.sentence.text) > 0.f;
+      if (Relevant(u) && Dated(u) && Counts(u) && formed && (!named || Named(u)) && (!best || u.score > best->score)) best = &u;
+    }
+    if (best) break;
   }
   if (!best) {  // the decision says answerable; the best-scored unit leads
     for (const Unit& u : units) {
@@ -543,6 +554,7 @@ void Turn::FromPassages(const float* query_vector, size_t query_dims, bool about
   const QuestionType type = ClassifyQuestion(q_);
   // A year the question names must be named by what answers it.
   years_ = YearsIn(q_);
+  names_ = NamesIn(q_, db_, persona_.self_reference().names);
   // A question asking when, or naming a year, may be answered by a timeline row.
   const bool timeline = type == QuestionType::kWhen || !years_.empty();
   std::vector<Unit> units = GatherUnits(pool, terms, same_language, about_topic, timeline);

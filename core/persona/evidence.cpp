@@ -255,6 +255,40 @@ bool NamesAnyOf(std::string_view sentence, const std::vector<std::string>& years
   return found;
 }
 
+std::vector<std::string> NamesIn(std::string_view question, const Collection& collection,
+                                 const std::vector<std::string>& own) {
+  constexpr float kUnseen = 0.999f;  // as in TermsOf
+  std::unordered_set<std::string> mine;
+  for (const std::string& n : own) {
+    SplitWords(n, [&](WordSpan&& w) { mine.insert(std::move(w.term)); });
+  }
+  bool chinese = false;
+  for (size_t i = 0; i < question.size() && !chinese;) chinese = utf8::IsHan(utf8::Next(question, i));
+  std::vector<std::string> names;
+  bool first = true;
+  SplitWords(question, [&](WordSpan&& w) {
+    const std::string_view surface = question.substr(w.begin, w.end - w.begin);
+    const bool latin = !surface.empty() && static_cast<unsigned char>(surface[0]) < 0x80 && std::isalpha(static_cast<unsigned char>(surface[0]));
+    bool capital = false, lower = false;
+    for (size_t i = 0; i < surface.size(); ++i) {
+      capital = capital || ((i > 0 || !first) && surface[i] >= 'A' && surface[i] <= 'Z');
+      lower = lower || (surface[i] >= 'a' && surface[i] <= 'z');
+    }
+    first = false;
+    // An acronym ("AI", "LLM") names a subject, which the question's other evidence weighs.
+    const bool acronym = !lower && !chinese;
+    if (!latin || !(capital || chinese) || acronym || mine.count(w.term) || FunctionWords().count(w.term)) return;
+    if (collection.TermRarity(w.term) >= kUnseen) return;
+    if (std::find(names.begin(), names.end(), w.term) == names.end()) names.push_back(std::move(w.term));
+  });
+  return names;
+}
+
+bool HoldsAnyKey(std::string_view text, const std::vector<std::string>& keys) {
+  const std::unordered_set<std::string> have = KeysOf(text);
+  return std::any_of(keys.begin(), keys.end(), [&](const std::string& k) { return have.count(k) > 0; });
+}
+
 bool HasReasonCue(std::string_view sentence) {
   const std::string f = FoldText(sentence);
   return HasAny(f, "reason_cues");

@@ -67,6 +67,16 @@ std::string CountedWord(std::string_view question);
 std::vector<std::string> YearsIn(std::string_view text);
 bool NamesAnyOf(std::string_view sentence, const std::vector<std::string>& years);
 
+// The names a question asks about, as word keys: a word written with a capital
+// past the question's first word or inside it ("OpenAI", "Tesla"; not an
+// acronym, "AI"), and in a question holding Chinese characters any Latin word
+// ("Eureka Labs"); only
+// those some passage holds, and not the words of `own` (the persona's names).
+std::vector<std::string> NamesIn(std::string_view question, const Collection& collection,
+                                 const std::vector<std::string>& own);
+// `text` holds one of those keys.
+bool HoldsAnyKey(std::string_view text, const std::vector<std::string>& keys);
+
 bool HasReasonCue(std::string_view sentence);
 // Names a weakness ("counterpoint", "fails", "contraponto", "局限").
 bool HasLimitationCue(std::string_view sentence);

@@ -206,6 +206,20 @@ TEST_CASE("a version number counts as evidence: Software 2.0 is not Software 1.0
   CHECK(std::find(letter.words.begin(), letter.words.end(), "b") == letter.words.end());
 }
 
+TEST_CASE("the names a question asks about: capitals past its start, not acronyms or the persona's own", "[persona]") {
+  Collection c = Passages("names", {{"a", "At OpenAI the product was ideas; AI at Tesla was vision.", "en"},
+                                     {"b", "Andrej Karpathy joined Tesla in 2017 and later founded Eureka Labs.", "en"},
+                                     {"c", "Zero to Hero starts with micrograd.", "en"}});
+  const std::vector<std::string> own = {"Andrej Karpathy", "Karpathy"};
+  CHECK(NamesIn("When did Andrej Karpathy join OpenAI and not Google?", c, own) == std::vector<std::string>{"openai"});  // Google: in no passage
+  CHECK(NamesIn("Is AI at Tesla about vision?", c, own) == std::vector<std::string>{"tesla"});  // "AI" is an acronym
+  CHECK(NamesIn("Tesla is where?", c, own).empty());  // a capital opening the question says nothing
+  // In a question holding Chinese characters, every Latin word the passages hold: 什么是 Zero to Hero？
+  CHECK(NamesIn("\xE4\xBB\x80\xE4\xB9\x88\xE6\x98\xAF Zero to Hero\xEF\xBC\x9F", c, own) == std::vector<std::string>{"zero", "hero"});
+  CHECK(HoldsAnyKey("He left OpenAI in 2024.", {"openai"}));
+  CHECK_FALSE(HoldsAnyKey("He joined Tesla in 2017.", {"openai"}));
+}
+
 namespace {
 
 // Translates with a lexicon loaded shard by shard, adding what each attempt

@@ -665,6 +665,15 @@ TEST_CASE("an answer does not quote a passage and then its translation", "[perso
   }
 }
 
+TEST_CASE("an answer names what the question names, where a sentence that does qualifies", "[persona]") {
+  // Before: "The most important rule: build from scratch before using a library." (the series unnamed).
+  const World& w = TheWorld();
+  ConversationState st;
+  const Answer a = w.Ask("What's the very first step of the Zero to Hero series?", st);
+  INFO(a.text);
+  CHECK(a.text.find("micrograd") != std::string::npos);
+}
+
 TEST_CASE("instructions to whoever plays the persona are never quoted; an empty lead-in is refused", "[persona]") {
   std::string json = test::ReadFile(std::string(VESPER_KB_DIR) + "/persona.json");
   const Persona p = Persona::FromJson(json);
