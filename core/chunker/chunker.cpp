@@ -690,7 +690,7 @@ class DocumentChunker {
     c.source = std::string(source_);
     c.begin = static_cast<uint32_t>(b);
     c.end = static_cast<uint32_t>(e);
-    c.language = DetectLanguage(c.text);
+    c.language = DetectProseLanguage(c.text);
     if (c.language == kUndeterminedLanguage) c.language = doc_language_;
     c.meta = IsMeta(c.title) || OpensAsMeta(c.text);
     std::string key = c.source + '\x1f';

@@ -52,6 +52,10 @@ std::string PersonaLookupText(const Persona& persona, std::string_view question)
 
 namespace {
 
+// Two sentences in different languages whose pieces match at least this well,
+// both ways (Collection::PieceSimilarity), are one translated (Turn::Translates).
+constexpr float kTranslationSimilarity = 0.6f;
+
 // A passage this small (in quotable units and bytes) that answers is given whole.
 constexpr size_t kCompactUnits = 4;
 constexpr size_t kCompactBytes = 520;
@@ -266,6 +270,7 @@ class Turn {
   std::vector<const Unit*> Select(const std::vector<Unit>& units, QuestionType type) const;
   void Frame(AnswerWriter& w, const std::vector<const Unit*>& main, const std::vector<Unit>& units, QuestionType type);
   bool LimitsAnswer(const Unit& u, const std::vector<const Unit*>& main) const;
+  bool Translates(const Unit& u, const Unit& of) const;
   void AddQuote(AnswerWriter& w, const QuestionTerms& terms);
   void Remember(const AnswerWriter& w, const std::vector<uint32_t>& pool, bool fresh);
   void NoteLanguages();
@@ -387,7 +392,7 @@ std::vector<const Unit*> Turn::Select(const std::vector<Unit>& units, QuestionTy
   const Unit* second = nullptr;
   for (const Unit& u : units) {
     if (&u == best || taken(&u) || !Relevant(u) || u.score < opt_.weights.second_ratio * best->score) continue;
-    if (db_.chunk(u.label).language != language && db_.PassageCosine(best->label, u.label) >= kDefaultTwinCosine) continue;
+    if (db_.chunk(u.label).language != language && (db_.PassageCosine(best->label, u.label) >= kDefaultTwinCosine || Translates(u, *best))) continue;
     if (!second || u.score > second->score) second = &u;
   }
   if (second && out.size() < room) out.push_back(second);
@@ -438,6 +443,16 @@ void Turn::Frame(AnswerWriter& w, const std::vector<const Unit*>& main, const st
       }
     }
   }
+}
+
+// `u` says what `of` says in another language: their pieces match as a
+// sentence's translation does ("Antes de usar transformers, implemente
+// attention do zero." after "Before using transformers, implement attention
+// from scratch.", in passages whose vectors differ as the rest of each does).
+bool Turn::Translates(const Unit& u, const Unit& of) const {
+  if (db_.chunk(u.label).language == db_.chunk(of.label).language) return false;
+  return std::min(db_.PieceSimilarity(of.sentence.text, u.sentence.text), db_.PieceSimilarity(u.sentence.text, of.sentence.text)) >=
+         kTranslationSimilarity;
 }
 
 // A limitation worth adding to an answer: it shares the question's words,

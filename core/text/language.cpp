@@ -62,4 +62,26 @@ std::string DetectLanguage(std::string_view text) {
   return pt_score > en_score ? "pt" : "en";
 }
 
+std::string DetectProseLanguage(std::string_view text) {
+  if (utf8::FindInvalid(text) != std::string_view::npos) return kUndeterminedLanguage;
+  constexpr std::string_view kOpen = "\xE2\x80\x9C", kClose = "\xE2\x80\x9D";  // “ ”
+  std::string prose;
+  prose.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    const bool ascii = text[i] == '"';
+    const bool curly = text.compare(i, kOpen.size(), kOpen) == 0;
+    if (ascii || curly) {
+      const size_t end = ascii ? text.find('"', i + 1) : text.find(kClose, i + kOpen.size());
+      if (end != std::string_view::npos) {  // a closed quote: skipped whole
+        prose += ' ';
+        i = end + (ascii ? 1 : kClose.size());
+        continue;
+      }
+    }
+    prose += text[i++];
+  }
+  const std::string own = DetectLanguage(prose);
+  return own == kUndeterminedLanguage ? DetectLanguage(text) : own;
+}
+
 }  // namespace vesper

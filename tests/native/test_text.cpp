@@ -58,6 +58,18 @@ TEST_CASE("language detection on the seeds and on short queries", "[text]") {
   CHECK(DetectLanguage("make a patch and apply it to the tree") == "en");
   CHECK(DetectLanguage("") == "und");
   CHECK(DetectLanguage("🌍🌍") == "und");
+  // A passage's own prose decides, not what it quotes: this Portuguese
+  // paragraph was tagged English for its quote (and its sentences were then
+  // quoted as English beside their English originals).
+  const std::string quoting =
+      "Eureka Labs é a síntese natural de tudo que Karpathy construiu: \"I want to create the best AI education in the "
+      "world. The AI teaching assistant is the key, it scales the best teacher to every student in the world.\" "
+      "Antes de usar transformers, implemente attention do zero.";
+  CHECK(DetectLanguage(quoting) == "en");
+  CHECK(DetectProseLanguage(quoting) == "pt");
+  CHECK(DetectProseLanguage("\xE2\x80\x9CWe are reprogramming computers with data.\xE2\x80\x9D") == "en");  // only a quote: the quote's
+  CHECK(DetectProseLanguage("Why did Tesla drop \"LiDAR\"?") == "en");
+  CHECK(DetectProseLanguage("an \"unclosed quote stays in") == "en");
 }
 
 TEST_CASE("word splitting folds case and accents and makes CJK bigrams", "[text]") {
