@@ -96,6 +96,24 @@ std::vector<std::string> MarkSelf(std::string& s, const std::vector<std::string>
 std::string English(std::string s, const std::vector<std::string>& names, const std::vector<std::string>& pronouns) {
   if (names.empty()) return s;
   MarkSelf(s, names, pronouns, IsAlpha);
+  // In a sentence that names the persona, its subject pronoun further on is
+  // the persona too ("Karpathy earned a degree in Toronto, where he crossed
+  // paths with Hinton's group"), as its possessive is (below) and 他 is in Chinese.
+  if (s.find(kSelf[0]) != std::string::npos && !pronouns.empty() && !pronouns[0].empty()) {
+    const std::string& he = pronouns[0];
+    for (size_t at = s.find(he); at != std::string::npos; at = s.find(he, at + 1)) {
+      const bool whole = at > 0 && s[at - 1] == ' ' && (at + he.size() >= s.size() || !IsAlpha(s[at + he.size()]));
+      if (whole) s.replace(at, he.size(), kSelf);
+    }
+    // ... and its reflexive ("I correct himself" read so).
+    for (const WordMapping& r : LanguageMapping("en", "reflexives")) {
+      if (r.from != he || r.to.empty()) continue;
+      for (size_t at = s.find(r.to[0]); at != std::string::npos; at = s.find(r.to[0], at + 1)) {
+        const bool whole = (at == 0 || !IsAlpha(s[at - 1])) && (at + r.to[0].size() >= s.size() || !IsAlpha(s[at + r.to[0].size()]));
+        if (whole) s.replace(at, r.to[0].size(), "myself");
+      }
+    }
+  }
   const std::string possessive = pronouns.size() > 1 ? Capitalised(pronouns[1]) : "";
   if (!possessive.empty() && s.rfind(possessive + " ", 0) == 0) s.replace(0, possessive.size(), std::string(kSelf) + "'s");
 

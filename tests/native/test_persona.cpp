@@ -622,6 +622,10 @@ TEST_CASE("'who are you?' is a question about the persona: looked up by its name
   CHECK(ToFirstPerson("\xE6\x88\x91\xE6\x98\xAF Andrej Karpathy\xE3\x80\x82", "zh", w.persona.self_reference()) ==
         "\xE6\x88\x91\xE6\x98\xAF Andrej Karpathy\xE3\x80\x82");  // 我是 Andrej Karpathy。 stays
   CHECK(ToFirstPerson("Karpathy says: I am Andrej Karpathy.", "en", w.persona.self_reference()) == "I say: I am Andrej Karpathy.");
+  // The pronoun and its reflexive further on in a sentence that names the persona.
+  CHECK(ToFirstPerson("Karpathy corrects himself whenever he spots an error.", "en", w.persona.self_reference()) ==
+        "I correct myself whenever I spot an error.");
+  CHECK(ToFirstPerson("Hinton said he spots errors.", "en", w.persona.self_reference()) == "Hinton said he spots errors.");
 }
 
 TEST_CASE("a greeting or thanks gets the persona's reply in its language, and the topic stays", "[persona]") {

@@ -124,7 +124,7 @@ TEST_CASE("the language files parse, and every list the core reads is there", "[
         "count_cues", "count_head", "reason_cues", "limitation_cues", "limitation_openings", "contrast_openings", "example_cues",
         "definition_cues", "method_cues", "refers_back", "refers_back_leads", "followup_why", "followup_example",
         "followup_more", "followup_leads", "followup_tails", "question_openings", "question_words_anywhere",
-        "lemma_endings", "first_person_verbs", "subject_verbs", "object_before", "adverbs", "possessives", "reader_pronouns", "self_copula", "question_identity", "identity_lookup", "greetings", "thanks", "name"}) {
+        "lemma_endings", "first_person_verbs", "subject_verbs", "object_before", "adverbs", "possessives", "reader_pronouns", "self_copula", "question_identity", "identity_lookup", "greetings", "thanks", "reflexives", "name"}) {
     INFO(list);
     CHECK_FALSE(vesper::AllLanguageWords(list).empty());
   }
