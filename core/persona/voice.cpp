@@ -93,27 +93,32 @@ std::vector<std::string> MarkSelf(std::string& s, const std::vector<std::string>
 }
 
 // pronouns: {subject, possessive}, lower case; either may be missing.
+// In an English sentence that names the persona (marked), its subject pronoun
+// further on is the persona too ("Karpathy earned a degree in Toronto, where
+// he crossed paths with Hinton's group"), as its possessive is (English) and
+// 他 is in Chinese; and that pronoun's reflexive ("I correct himself") is "myself".
+void MarkPronounsAfterName(std::string& s, const std::vector<std::string>& pronouns) {
+  if (s.find(kSelf[0]) == std::string::npos || pronouns.empty() || pronouns[0].empty()) return;
+  auto whole = [&s](size_t at, size_t n) {
+    return (at == 0 || !IsAlpha(s[at - 1])) && (at + n >= s.size() || !IsAlpha(s[at + n]));
+  };
+  const std::string& he = pronouns[0];
+  for (size_t at = s.find(he); at != std::string::npos; at = s.find(he, at + 1)) {
+    if (at > 0 && s[at - 1] == ' ' && whole(at, he.size())) s.replace(at, he.size(), kSelf);
+  }
+  for (const WordMapping& r : LanguageMapping("en", "reflexives")) {
+    if (r.from != he || r.to.empty()) continue;
+    const std::string& reflexive = r.to[0];
+    for (size_t at = s.find(reflexive); at != std::string::npos; at = s.find(reflexive, at + 1)) {
+      if (whole(at, reflexive.size())) s.replace(at, reflexive.size(), "myself");
+    }
+  }
+}
+
 std::string English(std::string s, const std::vector<std::string>& names, const std::vector<std::string>& pronouns) {
   if (names.empty()) return s;
   MarkSelf(s, names, pronouns, IsAlpha);
-  // In a sentence that names the persona, its subject pronoun further on is
-  // the persona too ("Karpathy earned a degree in Toronto, where he crossed
-  // paths with Hinton's group"), as its possessive is (below) and 他 is in Chinese.
-  if (s.find(kSelf[0]) != std::string::npos && !pronouns.empty() && !pronouns[0].empty()) {
-    const std::string& he = pronouns[0];
-    for (size_t at = s.find(he); at != std::string::npos; at = s.find(he, at + 1)) {
-      const bool whole = at > 0 && s[at - 1] == ' ' && (at + he.size() >= s.size() || !IsAlpha(s[at + he.size()]));
-      if (whole) s.replace(at, he.size(), kSelf);
-    }
-    // ... and its reflexive ("I correct himself" read so).
-    for (const WordMapping& r : LanguageMapping("en", "reflexives")) {
-      if (r.from != he || r.to.empty()) continue;
-      for (size_t at = s.find(r.to[0]); at != std::string::npos; at = s.find(r.to[0], at + 1)) {
-        const bool whole = (at == 0 || !IsAlpha(s[at - 1])) && (at + r.to[0].size() >= s.size() || !IsAlpha(s[at + r.to[0].size()]));
-        if (whole) s.replace(at, r.to[0].size(), "myself");
-      }
-    }
-  }
+  MarkPronounsAfterName(s, pronouns);
   const std::string possessive = pronouns.size() > 1 ? Capitalised(pronouns[1]) : "";
   if (!possessive.empty() && s.rfind(possessive + " ", 0) == 0) s.replace(0, possessive.size(), std::string(kSelf) + "'s");
 
