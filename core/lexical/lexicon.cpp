@@ -232,8 +232,7 @@ std::vector<TermGroup> Lexicon::Translate(std::string_view query, const std::str
   AskForShards(query, from);
   // In a query written in Chinese, a Latin word is a name or a term
   // ("什么是 makemore？"): it crosses as it is, like a capitalised one.
-  bool chinese = false;
-  for (size_t i = 0; i < query.size() && !chinese;) chinese = utf8::IsHan(utf8::Next(query, i));
+  const bool chinese = utf8::ContainsHan(query);
   // Han runs and the text between them are translated each their own way.
   for (size_t i = 0; i < query.size();) {
     size_t end = i;

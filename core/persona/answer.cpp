@@ -34,20 +34,7 @@ const char* AnswerKindName(AnswerKind kind) {
 std::string AnswerLanguage(std::string_view question) {
   std::string lang = DetectLanguage(question);
   if (lang == "zh" || lang == "pt" || lang == "en") return lang;
-  for (size_t i = 0; i < question.size();) {
-    if (utf8::IsHan(utf8::Next(question, i))) return "zh";
-  }
-  return "en";
-}
-
-std::string PersonaLookupText(const Persona& persona, std::string_view question) {
-  if (persona.name().empty() || !AsksIdentity(question)) return std::string(question);
-  const std::vector<std::string>& forms = LanguageWords(AnswerLanguage(question), "identity_lookup");
-  if (forms.empty()) return std::string(question);
-  std::string text = forms.front();
-  const size_t at = text.find("{name}");
-  if (at == std::string::npos) return std::string(question);
-  return text.replace(at, 6, persona.name());
+  return utf8::ContainsHan(question) ? "zh" : "en";
 }
 
 namespace {
@@ -94,6 +81,17 @@ std::string Replace(std::string s, const std::string& key, const std::string& va
   for (size_t at = s.find(key); at != std::string::npos; at = s.find(key, at + value.size())) s.replace(at, key.size(), value);
   return s;
 }
+
+}  // namespace
+
+std::string PersonaLookupText(const Persona& persona, std::string_view question) {
+  if (persona.name().empty() || !AsksIdentity(question)) return std::string(question);
+  const std::vector<std::string>& forms = LanguageWords(AnswerLanguage(question), "identity_lookup");
+  if (forms.empty() || forms.front().find("{name}") == std::string::npos) return std::string(question);
+  return Replace(forms.front(), "{name}", persona.name());
+}
+
+namespace {
 
 // The name of language `of` written in language `in` (its file's "name"
 // mapping), in English where `in` has none, or the code itself.

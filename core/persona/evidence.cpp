@@ -262,8 +262,7 @@ std::vector<std::string> NamesIn(std::string_view question, const Collection& co
   for (const std::string& n : own) {
     SplitWords(n, [&](WordSpan&& w) { mine.insert(std::move(w.term)); });
   }
-  bool chinese = false;
-  for (size_t i = 0; i < question.size() && !chinese;) chinese = utf8::IsHan(utf8::Next(question, i));
+  const bool chinese = utf8::ContainsHan(question);
   std::vector<std::string> names;
   bool first = true;
   SplitWords(question, [&](WordSpan&& w) {

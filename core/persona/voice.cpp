@@ -11,6 +11,11 @@ namespace {
 
 bool IsAlpha(char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; }
 
+// s[at, at + n) is a whole word: no `word` byte touches either end.
+bool IsWholeWord(std::string_view s, size_t at, size_t n, bool (*word)(char)) {
+  return (at == 0 || !word(s[at - 1])) && (at + n >= s.size() || !word(s[at + n]));
+}
+
 // The language file's form of an irregular verb after a new "I" or "eu"
 // ("first_person_verbs": "is" -> "am", "foi" -> "fui"), or null.
 const std::string* IrregularFirstPerson(const char* language, const std::string& w) {
@@ -82,9 +87,7 @@ std::vector<std::string> MarkSelf(std::string& s, const std::vector<std::string>
   for (const std::string& n : sorted) {
     if (n.empty()) continue;
     for (size_t at = s.find(n); at != std::string::npos; at = s.find(n, at + 1)) {
-      bool left = at == 0 || !word(s[at - 1]);
-      bool right = at + n.size() >= s.size() || !word(s[at + n.size()]);
-      if (left && right) s.replace(at, n.size(), kSelf);
+      if (IsWholeWord(s, at, n.size(), word)) s.replace(at, n.size(), kSelf);
     }
   }
   const std::string subject = pronouns.size() > 0 ? Capitalised(pronouns[0]) : "";
@@ -99,18 +102,15 @@ std::vector<std::string> MarkSelf(std::string& s, const std::vector<std::string>
 // 他 is in Chinese; and that pronoun's reflexive ("I correct himself") is "myself".
 void MarkPronounsAfterName(std::string& s, const std::vector<std::string>& pronouns) {
   if (s.find(kSelf[0]) == std::string::npos || pronouns.empty() || pronouns[0].empty()) return;
-  auto whole = [&s](size_t at, size_t n) {
-    return (at == 0 || !IsAlpha(s[at - 1])) && (at + n >= s.size() || !IsAlpha(s[at + n]));
-  };
   const std::string& he = pronouns[0];
   for (size_t at = s.find(he); at != std::string::npos; at = s.find(he, at + 1)) {
-    if (at > 0 && s[at - 1] == ' ' && whole(at, he.size())) s.replace(at, he.size(), kSelf);
+    if (at > 0 && s[at - 1] == ' ' && IsWholeWord(s, at, he.size(), IsAlpha)) s.replace(at, he.size(), kSelf);
   }
   for (const WordMapping& r : LanguageMapping("en", "reflexives")) {
     if (r.from != he || r.to.empty()) continue;
     const std::string& reflexive = r.to[0];
     for (size_t at = s.find(reflexive); at != std::string::npos; at = s.find(reflexive, at + 1)) {
-      if (whole(at, reflexive.size())) s.replace(at, reflexive.size(), "myself");
+      if (IsWholeWord(s, at, reflexive.size(), IsAlpha)) s.replace(at, reflexive.size(), "myself");
     }
   }
 }
@@ -235,9 +235,7 @@ void OwnPossessives(std::string& s) {
   for (const WordMapping& m : LanguageMapping("pt", "possessives")) {
     if (m.to.empty()) continue;
     for (size_t at = lower.find(m.from); at != std::string::npos; at = lower.find(m.from, at + 1)) {
-      const size_t end = at + m.from.size();
-      const bool whole = (at == 0 || !IsPortugueseWordByte(lower[at - 1])) && (end >= lower.size() || !IsPortugueseWordByte(lower[end]));
-      if (!whole) continue;
+      if (!IsWholeWord(lower, at, m.from.size(), IsPortugueseWordByte)) continue;
       const bool capital = s[at] != lower[at];
       const std::string mine = capital ? Capitalised(m.to.front()) : m.to.front();
       s.replace(at, m.from.size(), mine);
@@ -317,7 +315,7 @@ std::string HideStatedNames(std::string s, const std::string& language, const st
       std::transform(before.begin(), before.end(), before.begin(), [](unsigned char c) { return std::tolower(c); });
       const bool after_copula = std::any_of(copulas.begin(), copulas.end(), [&](const std::string& c) {
         return before.size() >= c.size() && before.compare(before.size() - c.size(), c.size(), c) == 0 &&
-               (before.size() == c.size() || !IsAlpha(before[before.size() - c.size() - 1]));
+               IsWholeWord(before, before.size() - c.size(), c.size(), IsAlpha);
       });
       const bool inside_longer = std::any_of(found.begin(), found.end(), [&](const auto& f) {
         return at >= f.first && at < f.first + f.second.size();

@@ -36,6 +36,13 @@ bool IsHan(char32_t cp);        // CJK ideographs (incl. extension A and compat)
 bool IsKana(char32_t cp);       // Hiragana and Katakana
 bool IsHangul(char32_t cp);
 inline bool IsCjk(char32_t cp) { return IsHan(cp) || IsKana(cp) || IsHangul(cp); }
+// Any Han character in valid UTF-8 text (a Chinese query or passage, or one mixing scripts).
+inline bool ContainsHan(std::string_view s) {
+  for (size_t i = 0; i < s.size();) {
+    if (IsHan(Next(s, i))) return true;
+  }
+  return false;
+}
 bool IsLatinLetter(char32_t cp);  // ASCII letters and Latin-1/Extended-A letters
 inline bool IsDigit(char32_t cp) { return cp >= '0' && cp <= '9'; }
 bool IsSpace(char32_t cp);       // ASCII and Unicode white space, incl. U+3000

@@ -69,3 +69,15 @@ export function watchConsole(page, sink = []) {
   });
   return sink;
 }
+
+// Holds every request matching `pattern` until the returned function is
+// called: the page is caught mid-load however fast or loaded the machine is.
+export async function holdRequests(page, pattern) {
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await page.route(pattern, async (route) => {
+    await held;
+    await route.continue();
+  });
+  return release;
+}

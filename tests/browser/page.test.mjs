@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { execFileSync } from 'node:child_process';
 import { root as repoRoot } from '../node/helpers.mjs';
-import { artifacts, launch, launchPersistent, site, startServer, urlOf, watchConsole } from './helpers.mjs';
+import { artifacts, holdRequests, launch, launchPersistent, site, startServer, urlOf, watchConsole } from './helpers.mjs';
 
 let semantic, lexical, lexicalMounts, modelServer, modelConfig;
 
@@ -118,12 +118,7 @@ test('a question asked before the page is ready waits in its box: the form never
   const errors = watchConsole(page);
   // The core held back until the visitor has pressed Enter, so the page is
   // still loading then (a fixed delay was not enough on a loaded machine).
-  let release;
-  const held = new Promise((r) => { release = r; });
-  await page.route('**/wasm/vesper_core.wasm', async (route) => {
-    await held;
-    await route.continue();
-  });
+  const release = await holdRequests(page, '**/wasm/vesper_core.wasm');
   await page.goto(urlOf(lexical, '/'), { waitUntil: 'domcontentloaded' });
   await page.evaluate(() => { window.sameDocument = true; });
   await page.fill('#chat-input', 'How do I start learning deep learning?');

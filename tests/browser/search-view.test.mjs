@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { artifacts, launch, startServer, urlOf, watchConsole } from './helpers.mjs';
+import { artifacts, holdRequests, launch, startServer, urlOf, watchConsole } from './helpers.mjs';
 
 let server;
 before(async () => {
@@ -21,12 +21,7 @@ test('a query typed while the default pack is loading runs when it is ready', { 
   // Requests a service worker serves bypass page.route: hold the pack at the network.
   const page = await (await browser.newContext({ serviceWorkers: 'block' })).newPage();
   const errors = watchConsole(page);
-  let release;
-  const held = new Promise((r) => { release = r; });
-  await page.route('**/packs/karpathy.pack', async (route) => {
-    await held;
-    await route.continue();
-  });
+  const release = await holdRequests(page, '**/packs/karpathy.pack');
   await page.goto(urlOf(server, '/'));
   await page.waitForFunction(() => /Ready/.test(document.getElementById('status-text').textContent), null, { timeout: 60_000 });
   await page.fill('#query', 'Why did Tesla bet on cameras instead of LiDAR?');
