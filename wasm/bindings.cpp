@@ -447,6 +447,7 @@ class JsCollection {
       e.set("topCoverageLoose", r.evidence.top_coverage_loose);
       e.set("topCoverageStrict", r.evidence.top_coverage_strict);
       e.set("vocabularyCoverage", r.evidence.vocabulary_coverage);
+      e.set("termCoverage", r.evidence.term_coverage);
       val out = val::object();
       out.set("results", results);
       out.set("answerable", r.decision.answerable);

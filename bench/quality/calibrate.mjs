@@ -2,11 +2,13 @@
 // bench/quality and writes it into the model's manifest ("answerability"),
 // where the engine, the CLI and the persona read it.
 //
-//   node bench/quality/calibrate.mjs [--model ID|DIR] [--write]
+//   node bench/quality/calibrate.mjs [--model ID|DIR] [--write] [--docsets] [--curve OUT.svg]
 //
 // --docsets: the development halves of the real document sets
 // (bench/docsets) are fitted on too (tried: it cost the default knowledge
-// base more answers than it won on the sets; bench/docsets/EVAL.md).
+// base more answers than it won on the sets; bench/docsets/METHODS.md).
+// --curve also prints the area under the trade-off curve per half and
+// corpus (the document sets measured, once fetched, even when not fitted on).
 //
 // The decision is logistic over the evidence the core reports per query
 // (core/search/answerability.h): shared feature weights, one bias per query
@@ -33,11 +35,12 @@ const { values: opt } = parseArgs({
     write: { type: 'boolean', default: false },
     search: { type: 'string', default: '{}' },  // search options to fit under (JSON), as eval.mjs --search
     curve: { type: 'string' },  // OUT.svg: the trade-off curve (answered vs rejected as the cut moves)
-    // Fit on the document sets' development halves too (bench/docsets). Tried
-    // and not the default: see bench/docsets/EVAL.md, "Methods tried".
+    // Fit on the document sets' development halves too (bench/docsets).
     docsets: { type: 'boolean', default: false },
     // Comma-separated evidence names to weigh instead of FEATURES (for experiments).
     features: { type: 'string' },
+    // The weight of an answer kept against an unanswerable rejected in the cut (ANSWER_WEIGHT).
+    'answer-weight': { type: 'string' },
   },
 });
 const extra = JSON.parse(opt.search);
@@ -47,7 +50,7 @@ const extra = JSON.parse(opt.search);
 // ~160 questions could use, and are left at 0).
 const FEATURES = opt.features ? opt.features.split(',')
   : ['cosine_margin', 'best_lexical', 'best_match', 'match_margin', 'top_same_language', 'vocabulary_coverage'];
-const FLOOR_KEEP = 0.97;
+const FLOOR_KEEP = 0.97;  // the share of relevant top-5 passages the floor keeps
 // An answerable question left unanswered costs the user more than a weak
 // passage shown for an unanswerable one: the persona says "I don't know" to
 // a question its knowledge base answers, while the search page still greys
@@ -55,7 +58,7 @@ const FLOOR_KEEP = 0.97;
 // cut answered 0.69 and rejected 0.87, and "Why did Tesla decide to rely on
 // cameras instead of LiDAR?" went unanswered; at 2 it answers 0.80 and
 // rejects 0.71.
-const ANSWER_WEIGHT = 1;  // share of relevant top-5 passages the floor keeps
+const ANSWER_WEIGHT = opt['answer-weight'] ? Number(opt['answer-weight']) : 1;
 const L2 = 0.01;
 const STEPS = 4000;
 const RATE = 0.5;
@@ -65,7 +68,7 @@ function features(e) {
     best_cosine: e.bestCosine, cosine_margin: e.bestCosine - e.typicalCosine, best_lexical: e.bestLexical,
     agreement: e.agreement ? 1 : 0, same_language: e.sameLanguage ? 1 : 0, best_match: e.bestMatch,
     match_margin: e.bestMatch - e.typicalMatch, top_same_language: e.topSameLanguage ? 1 : 0,
-    top_coverage_loose: e.topCoverageLoose, top_coverage_strict: e.topCoverageStrict, vocabulary_coverage: e.vocabularyCoverage,
+    top_coverage_loose: e.topCoverageLoose, top_coverage_strict: e.topCoverageStrict, vocabulary_coverage: e.vocabularyCoverage, term_coverage: e.termCoverage,
   };
   return FEATURES.map((f) => all[f]);
 }
@@ -138,7 +141,7 @@ async function queryAll(db, embedder, questions, isRelevantTo) {
 // The real document sets (bench/docsets), each indexed as the CLI's build
 // would, so that the decision is fitted on more than one knowledge base.
 async function docsetCollections(core, embedder) {
-  if (!opt.docsets) return [];
+  if (!opt.docsets && !opt.curve) return [];
   if (!docsetsFetched()) {
     process.stderr.write('bench/docsets not fetched (bash bench/docsets/fetch.sh): fitting on the default knowledge base alone\n');
     return [];
@@ -149,7 +152,7 @@ async function docsetCollections(core, embedder) {
     const db = calibrateCollection(core.collection(`calibrate-${set}`, embedder.info), embedder);
     await addChunks(db, chunks, embedder, { batch: 64, yieldEvery: false });
     const byId = new Map(db.chunks().map((c) => [c.id, c]));
-    out.push({ set, db, questions: loadQuestions(set).map((q) => ({ ...q, id: `${set}-${q.n}`, split: q.half, kind: q.kind === 'unrelated' ? 'unans-plain' : q.kind })), byId });
+    out.push({ set, db, questions: loadQuestions(set).map((q) => ({ ...q, id: `${set}-${q.n}`, set, split: q.half, kind: q.kind === 'unrelated' ? 'unans-plain' : q.kind })), byId });
   }
   return out;
 }
@@ -169,7 +172,9 @@ async function main() {
   const core = await loadCore();
   const embedder = await nodeEmbedder(core, opt.model);
   const ctx = await indexKnowledgeBase(core, embedder);
-  const docsets = await docsetCollections(core, embedder);
+  // With --curve alone, the document sets are measured on (the curve) but not fitted on.
+  const measured = await docsetCollections(core, embedder);
+  const docsets = opt.docsets ? measured : [];
   const rows = await rowsOf('dev', ctx, docsets);
   const dev = readQuestionSets(repoRoot).filter((q) => q.split === 'dev');
   process.stdout.write(`fitting on ${rows.length} development questions (${dev.length} on the default knowledge base, ${rows.length - dev.length} on ${docsets.length} document sets)\n`);
@@ -205,7 +210,7 @@ async function main() {
   const lexicalCut = chooseCut(lexicalBest, 1);
   process.stdout.write(`lexical packs: best cut on normalised BM25 ${round(lexicalCut.c)} (dev rejected ${lexicalCut.rejected.toFixed(2)}, answered ${lexicalCut.kept.toFixed(2)})\n`);
   const calibration = { method: 'logistic; bench/quality/calibrate.mjs on the development half', floor, languages };
-  if (opt.curve) await writeCurve(await rowsOf('held-out', ctx, docsets), { w, b, cut: cut.c }, scored);
+  if (opt.curve) await writeCurve(await rowsOf('held-out', ctx, measured), { w, b, cut: cut.c }, scored, await rowsOf('dev', ctx, measured));
   process.stdout.write(JSON.stringify(calibration, null, 1) + '\n');
   if (opt.write) {
     const path = join(resolveModel(opt.model).dir, 'manifest.json');
@@ -230,10 +235,19 @@ function curveOf(rows) {
   }));
 }
 
+// The area under a curve of answered against rejected (1: a cut that keeps
+// every answer and refuses every unanswerable question).
+function areaOf(points) {
+  const pts = [...points].sort((p, q) => p.rejected - q.rejected || q.answered - p.answered);
+  let area = 0;
+  for (let i = 1; i < pts.length; i++) area += (pts[i].rejected - pts[i - 1].rejected) * (pts[i].answered + pts[i - 1].answered) / 2;
+  return area;
+}
+
 // The curve on both halves (the held-out half scored with the weights fitted
 // on the development half), as an SVG picture with the chosen cut marked,
 // and its points as TSV beside it.
-async function writeCurve(held, model, devRows) {
+async function writeCurve(held, model, devRows, allDev) {
   const heldRows = held.map((r) => ({ answerable: r.answerable, z: model.b[LANGUAGES.indexOf(r.q.lang)] + r.x.reduce((s, xi, j) => s + xi * model.w[j], 0) }));
   const curves = { dev: curveOf(devRows), 'held-out': curveOf(heldRows) };
   const at = (rows) => ({
@@ -241,6 +255,11 @@ async function writeCurve(held, model, devRows) {
     rejected: rows.filter((r) => !r.answerable && r.z < model.cut).length / rows.filter((r) => !r.answerable).length,
   });
   writeFileSync(opt.curve, tradeoffSvg(curves, { dev: at(devRows), 'held-out': at(heldRows) }));
+  for (const [half, source] of [['dev', allDev], ['held-out', held]]) {
+    const rows = source.map((r) => ({ answerable: r.answerable, set: r.q.set, z: model.b[LANGUAGES.indexOf(r.q.lang)] + r.x.reduce((s, xi, j) => s + xi * model.w[j], 0) }));
+    const areas = [rows, rows.filter((r) => !r.set), rows.filter((r) => r.set)].map((x) => (x.some((r) => !r.answerable) ? round(areaOf(curveOf(x))) : '-'));
+    process.stdout.write(`${half}: area under the trade-off curve ${areas[0]} (knowledge base ${areas[1]}, document sets ${areas[2]})\n`);
+  }
   const tsv = Object.entries(curves).flatMap(([half, pts]) => pts.map((p) => `${half}\t${round(p.c)}\t${round(p.answered)}\t${round(p.rejected)}`));
   writeFileSync(opt.curve.replace(/\.svg$/, '.tsv'), ['half\tcut\tanswered\trejected', ...tsv].join('\n') + '\n');
 }

@@ -37,6 +37,8 @@ constexpr float kStrictMatch = 0.8f;
 constexpr size_t kTypicalPassages = 300;
 constexpr float kUnrelatedCosine = 0.f;
 constexpr float kUnrelatedMatch = 0.25f;
+// ... and term coverage as if the missing passages held the query's words.
+constexpr float kSmallCollectionCoverage = 1.f;
 }  // namespace
 
 Collection::Collection(std::string name, ModelInfo model, CollectionOptions options)
@@ -353,6 +355,7 @@ std::vector<SearchResult> Collection::Search(std::string_view query_text, const 
   if (use_lexical && !query_text.empty()) bm25_.Search(query_text, retrieve, lexical_hits_);
   translated_hits_.clear();
   translated_query_.clear();
+  translated_coverage_ = -1.f;
   if (use_lexical && lexicon_ && !query_text.empty()) SearchTranslated(query_text, query_language, retrieve);
   if (filtered) {
     KeepAllowed(lexical_hits_, pool);
@@ -366,6 +369,7 @@ std::vector<SearchResult> Collection::Search(std::string_view query_text, const 
   Fuse(mode, use_vectors, rerank, query_language, opt, results);
   if (evidence) {
     GatherEvidence(q, query_language, opt.translated_weight, *evidence);
+    if (!query_text.empty()) MeasureTermCoverage(query_text, *evidence);
     SummariseMatches(results, opt.rerank_pool, *evidence);
   }
   SortResults(results);
@@ -482,6 +486,7 @@ void Collection::SearchTranslated(std::string_view query_text, const std::string
   const auto translations = QueryTranslations(query_text, query_language);
   translated_query_ = TranslationText(translations);
   for (const auto& [language, groups] : translations) {
+    translated_coverage_ = std::max(translated_coverage_, bm25_.CoverageOfAlternatives(groups));
     bm25_.SearchAlternatives(groups, pool, hits_in_language_);
     for (const Hit& h : hits_in_language_) {
       if (chunks_[h.label].language == language) translated_hits_.push_back(h);
@@ -609,6 +614,21 @@ void Collection::DescribeTop(const SearchResult& top, const std::string& query_l
   pieces_.Text(top.label, passage_ids_);
   e.top_coverage_loose = matcher_->Coverage(query_pieces_, passage_ids_, kLooseMatch);
   e.top_coverage_strict = matcher_->Coverage(query_pieces_, passage_ids_, kStrictMatch);
+}
+
+// How many of the query's words the collection holds at all, or of their
+// translation where that is more (a Chinese question about English pages).
+// The translation counts even where the collection has some text in the
+// query's language: git's manual has a few passages read as Portuguese,
+// whose words are not the ones a Portuguese question about git uses.
+// A collection of fewer than kTypicalPassages passages has too few words for
+// a missing one to say much (a three-page site about albatrosses says
+// "wingspan", not "wide"): the rest is taken as holding the query's words.
+void Collection::MeasureTermCoverage(std::string_view query_text, QueryEvidence& e) const {
+  const float held = std::max(bm25_.Coverage(query_text), translated_coverage_);
+  const size_t passages = CorpusPassages();
+  const float share = passages >= kTypicalPassages ? 1.f : static_cast<float>(passages) / static_cast<float>(kTypicalPassages);
+  e.term_coverage = share * held + (1.f - share) * kSmallCollectionCoverage;
 }
 
 // Summarises the query as a whole from the retrievers' raw lists (still in

@@ -286,6 +286,7 @@ class Collection {
   size_t CorpusPassages() const;
   bool InQueryLanguage(uint32_t label, const std::string& query_language) const;
   void DescribeTop(const SearchResult& top, const std::string& query_language, bool matched, QueryEvidence& e) const;
+  void MeasureTermCoverage(std::string_view query_text, QueryEvidence& e) const;
   float TypicalCosine(const float* unit_query) const;
   struct ChunkPieces {
     std::vector<int32_t> text, title;
@@ -349,6 +350,9 @@ class Collection {
   // word's first alternative), per query: what the collection's vocabulary
   // is measured against when it holds no text in the query's language.
   mutable std::string translated_query_;
+  // How much of the query's translation the collection holds (the best over
+  // its languages; Bm25Index::CoverageOfAlternatives), -1 untranslated.
+  mutable float translated_coverage_ = -1.f;
 };
 
 }  // namespace vesper

@@ -341,6 +341,48 @@ float Bm25Index::Rarity(const std::string& term) const {
   return std::clamp(Idf(df) / most, 0.f, 1.f);
 }
 
+float Bm25Index::Coverage(std::string_view query) const {
+  float unused;
+  PrepareQuery(query, query_terms_, unused);
+  const float most = Idf(0);
+  if (query_terms_.empty() || most <= 0.f) return 0.f;
+  float held = 0.f, all = 0.f;
+  for (const QueryTerm& qt : query_terms_) {
+    const float weight = qt.known ? std::clamp(qt.idf / most, 0.f, 1.f) : 1.f;
+    all += weight;
+    if (qt.known) held += weight;
+  }
+  return all > 0.f ? held / all : 0.f;
+}
+
+float Bm25Index::CoverageOfAlternatives(const std::vector<std::vector<std::string>>& groups) const {
+  const float most = Idf(0);
+  if (most <= 0.f) return 0.f;
+  float held = 0.f, all = 0.f;
+  for (const auto& group : groups) {
+    float best = 2.f;  // above any weight: no alternative held yet
+    bool any_words = false;
+    for (const std::string& phrase : group) {
+      float unused;
+      PrepareQuery(phrase, query_terms_, unused);
+      if (query_terms_.empty()) continue;
+      any_words = true;
+      float rarest = 0.f;
+      bool every = true;
+      for (const QueryTerm& qt : query_terms_) {
+        every = every && qt.known;
+        rarest = std::max(rarest, std::clamp(qt.idf / most, 0.f, 1.f));
+      }
+      if (every) best = std::min(best, rarest);
+    }
+    if (!any_words) continue;
+    const bool group_held = best <= 1.f;
+    all += group_held ? best : 1.f;
+    if (group_held) held += best;
+  }
+  return all > 0.f ? held / all : 0.f;
+}
+
 float Bm25Index::Score(std::string_view query, uint32_t label) const {
   if (label >= alive_.size() || !alive_[label]) return 0.f;
   float max_score;

@@ -70,6 +70,19 @@ class Bm25Index {
   // over the most any term can have. A word no document holds is 1; one that
   // every document holds is near 0. What sharing the word says about a match.
   float Rarity(const std::string& term) const;
+  // How much of the query the index knows at all: the share of its words
+  // (function words aside) that some document holds, each weighted by its
+  // Rarity, so that a word no document holds weighs the most there is (1)
+  // and a common one little. "renew my passport" over git's manual is 0
+  // however close its pieces come to "password"; what sets a question the
+  // documents answer apart from an unrelated one that happens to sound like
+  // them. 0 for a query with no such word.
+  float Coverage(std::string_view query) const;
+  // The same over a translated query (groups as SearchAlternatives takes
+  // them): a group is held when one of its alternatives has every word held,
+  // and weighs as that alternative's rarest word (the most common such
+  // alternative); a group with none held weighs 1.
+  float CoverageOfAlternatives(const std::vector<std::vector<std::string>>& groups) const;
 
   // Scores as the corpus these documents are part of would (its counts,
   // lengths and frequencies), over passages (`docs`) and, in ScoreGroups,

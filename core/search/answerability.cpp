@@ -14,7 +14,8 @@ namespace {
 
 constexpr const char* kFeatureNames[kFeatureCount] = {"best_cosine", "cosine_margin", "best_lexical", "agreement",
                                                       "same_language", "best_match", "match_margin", "top_same_language",
-                                                      "top_coverage_loose", "top_coverage_strict", "vocabulary_coverage"};
+                                                      "top_coverage_loose", "top_coverage_strict", "vocabulary_coverage",
+                                                      "term_coverage"};
 // How steeply confidence rises around an uncalibrated cosine bar: 0.1 above
 // the bar reads as 0.88.
 constexpr float kUncalibratedSlope = 20.f;
@@ -62,6 +63,7 @@ std::array<float, kFeatureCount> AnswerFeatures(const QueryEvidence& e) {
   f[kTopCoverageLoose] = e.top_coverage_loose;
   f[kTopCoverageStrict] = e.top_coverage_strict;
   f[kVocabularyCoverage] = e.vocabulary_coverage;
+  f[kTermCoverage] = e.term_coverage;
   return f;
 }
 

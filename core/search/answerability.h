@@ -27,12 +27,13 @@ struct QueryEvidence {
   float top_coverage_loose = 0.f;   // share of the query's weight the best-ranked passage matches loosely
   float top_coverage_strict = 0.f;  // ... and closely (piece matching only)
   float vocabulary_coverage = 0.f;  // how well the collection's vocabulary knows the query (PieceMatcher)
+  float term_coverage = 0.f;  // share of the query's words some passage holds, by rarity (Bm25Index::Coverage)
 };
 
 // The features the logistic model weighs, in this order after the bias.
 enum AnswerFeature : size_t {
   kBestCosine, kCosineMargin, kBestLexical, kAgreement, kSameLanguage, kBestMatch, kMatchMargin, kTopSameLanguage,
-  kTopCoverageLoose, kTopCoverageStrict, kVocabularyCoverage, kFeatureCount
+  kTopCoverageLoose, kTopCoverageStrict, kVocabularyCoverage, kTermCoverage, kFeatureCount
 };
 const char* AnswerFeatureName(size_t feature);
 std::array<float, kFeatureCount> AnswerFeatures(const QueryEvidence& e);

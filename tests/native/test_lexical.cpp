@@ -120,3 +120,30 @@ TEST_CASE("function words neither score nor count in what a query could score", 
   REQUIRE(framed.size() == 1);
   CHECK(framed[0].score == Approx(content[0].score));
 }
+
+TEST_CASE("term coverage: how much of a query the documents hold at all, by rarity", "[lexical]") {
+  Bm25Index bm25;
+  bm25.Add(0, "Undo the last commit with git reset.");
+  bm25.Add(1, "Create a branch and switch to it with git switch.");
+  bm25.Add(2, "Delete a branch on the remote with git push.");
+  bm25.Add(3, "Remember your password with a credential helper in git.");
+  CHECK(bm25.Coverage("how do I undo my last commit") == Approx(1.f));
+  CHECK(bm25.Coverage("how do I renew my passport") == Approx(0.f));
+  // One word held, one not: the held word weighs by its rarity, the unknown
+  // one as the rarest; a word every document holds ("git") weighs least.
+  const float half = bm25.Coverage("delete passport");
+  CHECK(half > 0.3f);
+  CHECK(half < 0.5f);
+  CHECK(bm25.Coverage("git passport") < half);
+  CHECK(bm25.Coverage("how do I") == 0.f);  // function words only
+  CHECK(bm25.Coverage("") == 0.f);
+
+  // A translation: a group is held when one alternative has all its words.
+  const std::vector<std::vector<std::string>> held = {{"undo", "cancel"}, {"last commit", "final commit"}};
+  CHECK(bm25.CoverageOfAlternatives(held) == Approx(1.f));
+  const std::vector<std::vector<std::string>> part = {{"delete", "erase"}, {"passport"}};
+  CHECK(bm25.CoverageOfAlternatives(part) == Approx(half));
+  const std::vector<std::vector<std::string>> none = {{"renew"}, {"passport", "travel document"}};
+  CHECK(bm25.CoverageOfAlternatives(none) == 0.f);
+  CHECK(bm25.CoverageOfAlternatives({}) == 0.f);
+}

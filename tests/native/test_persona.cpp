@@ -856,7 +856,7 @@ TEST_CASE("a conversation keeps its topic: follow-ups continue it, a new questio
   CHECK(s.passages.empty());
 }
 
-TEST_CASE("a question in a language the collection does not hold is measured by its translation's vocabulary", "[query][lexicon]") {
+TEST_CASE("a question in a language the collection does not hold is measured by its translation's vocabulary and words", "[query][lexicon]") {
   const World& w = TheWorld();
   // The knowledge base's English passages alone: an English site.
   auto english = [&](bool lexicon) {
@@ -886,12 +886,24 @@ TEST_CASE("a question in a language the collection does not hold is measured by 
   translating->Search(q, v.data(), v.size(), opt, &with);
   CHECK(with.language == "zh");
   CHECK(with.vocabulary_coverage > without.vocabulary_coverage + 0.1f);
+  // Its words: none is on an English page, their translations are (this
+  // site's ~150 passages count as half a collection: the rest is taken as
+  // holding the words, Collection::MeasureTermCoverage).
+  CHECK(with.term_coverage > without.term_coverage + 0.3f);
+  CHECK(with.term_coverage > 0.9f);
   // A question in the collection's own language is measured as it is.
   const std::string en = "Why does Tesla use cameras only?";
   std::vector<float> ve = w.Embed(en);
   plain->Search(en, ve.data(), ve.size(), opt, &without);
   translating->Search(en, ve.data(), ve.size(), opt, &with);
   CHECK(with.vocabulary_coverage == Approx(without.vocabulary_coverage));
+  CHECK(with.term_coverage == Approx(1.f));
+  CHECK(without.term_coverage == Approx(1.f));
+  // A question on something the pages never name holds less of it.
+  const std::string off = "What is a good recipe for lasagna with ricotta?";
+  std::vector<float> vo = w.Embed(off);
+  translating->Search(off, vo.data(), vo.size(), opt, &with);
+  CHECK(with.term_coverage < without.term_coverage - 0.2f);
 }
 
 TEST_CASE("a question that names a year is answered only by what names it", "[persona]") {
