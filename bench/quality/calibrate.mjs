@@ -2,11 +2,16 @@
 // bench/quality and writes it into the model's manifest ("answerability"),
 // where the engine, the CLI and the persona read it.
 //
-//   node bench/quality/calibrate.mjs [--model ID|DIR] [--write] [--docsets] [--curve OUT.svg]
+//   node bench/quality/calibrate.mjs [--model ID|DIR] [--write] [--refit] [--curve OUT.svg]
 //
-// --docsets: the development halves of the real document sets
-// (bench/docsets) are fitted on too (tried: it cost the default knowledge
-// base more answers than it won on the sets; bench/docsets/METHODS.md).
+// Two stages. The first weighs FEATURES, fitted on this set's development
+// half; it is frozen in the manifest ("base") and reused unless --refit.
+// The second fits STACKED (the query's term coverage) on top of the first's
+// score, on the development halves of this set and of the real document sets
+// (bench/docsets, once fetched): the decision must hold on documents we did
+// not write, and a joint refit of every feature there cost this knowledge
+// base's paraphrases (bench/docsets/METHODS.md). --stack '' skips it;
+// --docsets fits the first stage on the sets too (tried, dropped).
 // --curve also prints the area under the trade-off curve per half and
 // corpus (the document sets measured, once fetched, even when not fitted on).
 //
@@ -39,6 +44,11 @@ const { values: opt } = parseArgs({
     docsets: { type: 'boolean', default: false },
     // Comma-separated evidence names to weigh instead of FEATURES (for experiments).
     features: { type: 'string' },
+    // Comma-separated evidence names fitted on top of the first fit (STACKED; '' for none).
+    stack: { type: 'string' },
+    // Refit the first stage on the development half; without it the first
+    // stage is the manifest's frozen one ("base"; the first time, its calibration).
+    refit: { type: 'boolean', default: false },
     // The weight of an answer kept against an unanswerable rejected in the cut (ANSWER_WEIGHT).
     'answer-weight': { type: 'string' },
   },
@@ -50,6 +60,15 @@ const extra = JSON.parse(opt.search);
 // ~160 questions could use, and are left at 0).
 const FEATURES = opt.features ? opt.features.split(',')
   : ['cosine_margin', 'best_lexical', 'best_match', 'match_margin', 'top_same_language', 'vocabulary_coverage'];
+// Evidence fitted in a second stage, on top of the first fit's score (which
+// enters with weight 1, its own weights kept), on the development halves of
+// the default knowledge base and the document sets together: what tells an
+// unrelated question over someone else's documents from one they answer,
+// without the first fit's balance for this knowledge base's paraphrases being
+// refitted away (a joint fit of everything on every corpus zeroed the cosine
+// margin and refused "What is the single shared trunk feeding about fifty
+// perception outputs called?"; bench/docsets/METHODS.md).
+const STACKED = opt.stack !== undefined ? opt.stack.split(',').filter(Boolean) : ['term_coverage'];
 const FLOOR_KEEP = 0.97;  // the share of relevant top-5 passages the floor keeps
 // An answerable question left unanswered costs the user more than a weak
 // passage shown for an unanswerable one: the persona says "I don't know" to
@@ -63,37 +82,38 @@ const L2 = 0.01;
 const STEPS = 4000;
 const RATE = 0.5;
 
-function features(e) {
+function features(e, names = FEATURES) {
   const all = {
     best_cosine: e.bestCosine, cosine_margin: e.bestCosine - e.typicalCosine, best_lexical: e.bestLexical,
     agreement: e.agreement ? 1 : 0, same_language: e.sameLanguage ? 1 : 0, best_match: e.bestMatch,
     match_margin: e.bestMatch - e.typicalMatch, top_same_language: e.topSameLanguage ? 1 : 0,
     top_coverage_loose: e.topCoverageLoose, top_coverage_strict: e.topCoverageStrict, vocabulary_coverage: e.vocabularyCoverage, term_coverage: e.termCoverage,
   };
-  return FEATURES.map((f) => all[f]);
+  return names.map((f) => all[f]);
 }
 
 // Fits on standardised features (so one step size suits all), then folds the
 // scaling back into raw-feature weights and biases.
-function fit(raw, y, g, languages) {
-  const mean = FEATURES.map((_, j) => raw.reduce((s, r) => s + r[j], 0) / raw.length);
-  const sd = FEATURES.map((_, j) => Math.sqrt(raw.reduce((s, r) => s + (r[j] - mean[j]) ** 2, 0) / raw.length) || 1);
+function fit(raw, y, g, languages, offset = null) {
+  const mean = raw[0].map((_, j) => raw.reduce((s, r) => s + r[j], 0) / raw.length);
+  const sd = raw[0].map((_, j) => Math.sqrt(raw.reduce((s, r) => s + (r[j] - mean[j]) ** 2, 0) / raw.length) || 1);
   const x = raw.map((r) => r.map((v, j) => (v - mean[j]) / sd[j]));
-  const { w, b } = descend(x, y, g, languages);
+  const { w, b } = descend(x, y, g, languages, offset);
   const rw = w.map((wj, j) => wj / sd[j]);
   const shift = rw.reduce((s, wj, j) => s + wj * mean[j], 0);
   return { w: rw, b: b.map((bi) => bi - shift) };
 }
 
-// Gradient descent on the mean log loss; x: feature rows, y: 0/1, g: language index.
-function descend(x, y, g, languages) {
-  const w = new Array(FEATURES.length).fill(0);
+// Gradient descent on the mean log loss; x: feature rows, y: 0/1, g: language
+// index, offset: a fixed score added to each row's (null: none).
+function descend(x, y, g, languages, offset) {
+  const w = new Array(x[0].length).fill(0);
   const b = new Array(languages).fill(0);
   for (let step = 0; step < STEPS; step++) {
     const gw = w.map((wi) => L2 * wi);
     const gb = new Array(languages).fill(0);
     for (let i = 0; i < x.length; i++) {
-      const z = b[g[i]] + x[i].reduce((s, xi, j) => s + xi * w[j], 0);
+      const z = (offset ? offset[i] : 0) + b[g[i]] + x[i].reduce((s, xi, j) => s + xi * w[j], 0);
       const err = 1 / (1 + Math.exp(-z)) - y[i];
       x[i].forEach((xi, j) => { gw[j] += (err * xi) / x.length; });
       gb[g[i]] += err / x.length;
@@ -127,7 +147,7 @@ function chooseCut(rows, answerWeight = ANSWER_WEIGHT) {
 function evidenceRow(q, r, isRel) {
   const top5 = r.results.slice(0, 5);
   const relevant = top5.filter(isRel);
-  return { q, x: features(r.evidence), answerable: answerable(q), relevantInTop5: relevant.length > 0, relevantScores: relevant.map((x) => x.score) };
+  return { q, ev: r.evidence, x: features(r.evidence), answerable: answerable(q), relevantInTop5: relevant.length > 0, relevantScores: relevant.map((x) => x.score) };
 }
 
 async function queryAll(db, embedder, questions, isRelevantTo) {
@@ -141,7 +161,7 @@ async function queryAll(db, embedder, questions, isRelevantTo) {
 // The real document sets (bench/docsets), each indexed as the CLI's build
 // would, so that the decision is fitted on more than one knowledge base.
 async function docsetCollections(core, embedder) {
-  if (!opt.docsets && !opt.curve) return [];
+  if (!opt.docsets && !opt.curve && !STACKED.length) return [];
   if (!docsetsFetched()) {
     process.stderr.write('bench/docsets not fetched (bash bench/docsets/fetch.sh): fitting on the default knowledge base alone\n');
     return [];
@@ -168,6 +188,34 @@ async function rowsOf(half, ctx, docsets) {
   return rows;
 }
 
+// The second stage: STACKED fitted on `rows` (the development halves of every
+// corpus) with the first fit's score as a fixed offset; the result is one
+// linear model over FEATURES then STACKED, as the manifest holds it. `fitted`:
+// the rows, their features extended, for the cut.
+function stack(first, rows) {
+  const g = rows.map((r) => LANGUAGES.indexOf(r.q.lang));
+  const offset = rows.map((r, i) => first.b[g[i]] + r.x.reduce((s, xi, j) => s + xi * first.w[j], 0));
+  const second = fit(rows.map((r) => features(r.ev, STACKED)), rows.map((r) => (r.answerable ? 1 : 0)), g, LANGUAGES.length, offset);
+  const fitted = rows.map((r) => ({ ...r, x: [...r.x, ...features(r.ev, STACKED)] }));
+  return { w: [...first.w, ...second.w], b: first.b.map((bi, l) => bi + second.b[l]), fitted };
+}
+
+// The first stage as the manifest keeps it: its "base" (the first fit a
+// stacked calibration was made on), or its calibration as it is (with a
+// floor, but the stacked evidence at 0). One weight per feature, one bias per
+// language, as fit() returns them.
+function frozenBase(a) {
+  const langs = a?.base ?? a?.languages;
+  if (!langs) return null;
+  const w = FEATURES.map((f) => langs.en.weights[f] ?? 0);
+  for (const l of LANGUAGES) {
+    if (FEATURES.some((f, j) => (langs[l].weights[f] ?? 0) !== w[j])) throw new Error(`the manifest's weights differ between languages (${l}): refit with --refit`);
+  }
+  return { w, b: LANGUAGES.map((l) => langs[l].bias) };
+}
+
+const baseOf = (first) => Object.fromEntries(LANGUAGES.map((l, i) => [l, { bias: round(first.b[i]), weights: Object.fromEntries(FEATURES.map((f, j) => [f, round(first.w[j])])) }]));
+
 async function main() {
   const core = await loadCore();
   const embedder = await nodeEmbedder(core, opt.model);
@@ -178,18 +226,21 @@ async function main() {
   const rows = await rowsOf('dev', ctx, docsets);
   const dev = readQuestionSets(repoRoot).filter((q) => q.split === 'dev');
   process.stdout.write(`fitting on ${rows.length} development questions (${dev.length} on the default knowledge base, ${rows.length - dev.length} on ${docsets.length} document sets)\n`);
-  const { w, b } = fit(rows.map((r) => r.x), rows.map((r) => (r.answerable ? 1 : 0)), rows.map((r) => LANGUAGES.indexOf(r.q.lang)), LANGUAGES.length);
+  const manifestPath = join(resolveModel(opt.model).dir, 'manifest.json');
+  const frozen = opt.refit || !STACKED.length ? null : frozenBase(JSON.parse(readFileSync(manifestPath, 'utf8')).answerability);
+  const first = frozen ?? fit(rows.map((r) => r.x), rows.map((r) => (r.answerable ? 1 : 0)), rows.map((r) => LANGUAGES.indexOf(r.q.lang)), LANGUAGES.length);
+  const { w, b, fitted } = STACKED.length ? stack(first, await rowsOf('dev', ctx, measured)) : { ...first, fitted: rows };
   const languages = {};
   // One cut over all languages: the logistic biases already place each
   // language; a cut per language chosen on ~50 questions each swung from
   // answering everything to rejecting half the answerable ones.
-  const scored = rows.map((r) => ({ ...r, z: b[LANGUAGES.indexOf(r.q.lang)] + r.x.reduce((s, xi, j) => s + xi * w[j], 0) }));
+  const scored = fitted.map((r) => ({ ...r, z: b[LANGUAGES.indexOf(r.q.lang)] + r.x.reduce((s, xi, j) => s + xi * w[j], 0) }));
   const cut = chooseCut(scored);
   LANGUAGES.forEach((lang, li) => {
     const mine = scored.filter((r) => r.q.lang === lang);
     const rej = mine.filter((r) => !r.answerable && r.z < cut.c).length / Math.max(1, mine.filter((r) => !r.answerable).length);
     const ans = mine.filter((r) => r.answerable && r.z >= cut.c).length / Math.max(1, mine.filter((r) => r.answerable).length);
-    languages[lang] = { bias: round(b[li] - cut.c), weights: Object.fromEntries(FEATURES.map((f, j) => [f, round(w[j])])) };
+    languages[lang] = { bias: round(b[li] - cut.c), weights: Object.fromEntries([...FEATURES, ...STACKED].map((f, j) => [f, round(w[j])])) };
     process.stdout.write(`${lang}: dev rejected ${rej.toFixed(2)}, answerable answered ${ans.toFixed(2)}\n`);
   });
   // Other languages: the strictest of the three.
@@ -209,11 +260,15 @@ async function main() {
   // answers everything.
   const lexicalCut = chooseCut(lexicalBest, 1);
   process.stdout.write(`lexical packs: best cut on normalised BM25 ${round(lexicalCut.c)} (dev rejected ${lexicalCut.rejected.toFixed(2)}, answered ${lexicalCut.kept.toFixed(2)})\n`);
-  const calibration = { method: 'logistic; bench/quality/calibrate.mjs on the development half', floor, languages };
-  if (opt.curve) await writeCurve(await rowsOf('held-out', ctx, measured), { w, b, cut: cut.c }, scored, await rowsOf('dev', ctx, measured));
+  const method = STACKED.length ? `logistic; bench/quality/calibrate.mjs on the development half, then ${STACKED.join(', ')} on top with the document sets`
+    : 'logistic; bench/quality/calibrate.mjs on the development half';
+  const calibration = { method, floor, languages };
+  if (STACKED.length) calibration.base = baseOf(first);
+  const withStacked = (half) => rowsOf(half, ctx, measured).then((hs) => hs.map((r) => ({ ...r, x: [...r.x, ...features(r.ev, STACKED)] })));
+  if (opt.curve) await writeCurve(await withStacked('held-out'), { w, b, cut: cut.c }, scored, await withStacked('dev'));
   process.stdout.write(JSON.stringify(calibration, null, 1) + '\n');
   if (opt.write) {
-    const path = join(resolveModel(opt.model).dir, 'manifest.json');
+    const path = manifestPath;
     const m = JSON.parse(readFileSync(path, 'utf8'));
     m.answerability = calibration;
     writeFileSync(path, JSON.stringify(m, null, 2) + '\n');

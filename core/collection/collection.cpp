@@ -369,7 +369,7 @@ std::vector<SearchResult> Collection::Search(std::string_view query_text, const 
   Fuse(mode, use_vectors, rerank, query_language, opt, results);
   if (evidence) {
     GatherEvidence(q, query_language, opt.translated_weight, *evidence);
-    if (!query_text.empty()) MeasureTermCoverage(query_text, *evidence);
+    if (!query_text.empty()) MeasureTermCoverage(query_text, query_language, *evidence);
     SummariseMatches(results, opt.rerank_pool, *evidence);
   }
   SortResults(results);
@@ -447,13 +447,29 @@ const std::vector<std::string>& Collection::Languages() const {
   if (corpus_) return corpus_->languages;
   if (languages_stale_) {
     languages_.clear();
+    language_passages_.clear();
     for (uint32_t label = 0; label < chunks_.size(); ++label) {
+      if (!alive_[label]) continue;
       const std::string& l = chunks_[label].language;
-      if (alive_[label] && std::find(languages_.begin(), languages_.end(), l) == languages_.end()) languages_.push_back(l);
+      const size_t at = std::find(languages_.begin(), languages_.end(), l) - languages_.begin();
+      if (at == languages_.size()) {
+        languages_.push_back(l);
+        language_passages_.push_back(0);
+      }
+      ++language_passages_[at];
     }
     languages_stale_ = false;
   }
   return languages_;
+}
+
+// Live passages in `language`; a split index's part does not know them per
+// language and answers with the whole corpus's.
+size_t Collection::PassagesIn(const std::string& language) const {
+  const std::vector<std::string>& held = Languages();
+  if (corpus_) return CorpusPassages();
+  const size_t at = std::find(held.begin(), held.end(), language) - held.begin();
+  return at < held.size() ? language_passages_[at] : 0;
 }
 
 std::vector<std::pair<std::string, std::vector<TermGroup>>> Collection::QueryTranslations(
@@ -621,12 +637,23 @@ void Collection::DescribeTop(const SearchResult& top, const std::string& query_l
 // The translation counts even where the collection has some text in the
 // query's language: git's manual has a few passages read as Portuguese,
 // whose words are not the ones a Portuguese question about git uses.
-// A collection of fewer than kTypicalPassages passages has too few words for
-// a missing one to say much (a three-page site about albatrosses says
-// "wingspan", not "wide"): the rest is taken as holding the query's words.
-void Collection::MeasureTermCoverage(std::string_view query_text, QueryEvidence& e) const {
-  const float held = std::max(bm25_.Coverage(query_text), translated_coverage_);
-  const size_t passages = CorpusPassages();
+// Fewer than kTypicalPassages passages in the language measured (the
+// query's, or the others' for its translation) hold too few words for a
+// missing one to say much (a three-page site about albatrosses says
+// "wingspan", not "wide"; the default knowledge base's ~110 Portuguese
+// passages): the rest is taken as holding the query's words.
+void Collection::MeasureTermCoverage(std::string_view query_text, const std::string& query_language,
+                                     QueryEvidence& e) const {
+  const float own = bm25_.Coverage(query_text);
+  const bool by_translation = translated_coverage_ > own;
+  const size_t all = CorpusPassages();
+  size_t passages = all;
+  if (!corpus_ && query_language != kUndeterminedLanguage) {
+    const size_t in_language = PassagesIn(query_language);
+    const size_t measured = by_translation ? all - in_language : in_language;
+    if (measured > 0) passages = measured;
+  }
+  const float held = by_translation ? translated_coverage_ : own;
   const float share = passages >= kTypicalPassages ? 1.f : static_cast<float>(passages) / static_cast<float>(kTypicalPassages);
   e.term_coverage = share * held + (1.f - share) * kSmallCollectionCoverage;
 }

@@ -286,7 +286,8 @@ class Collection {
   size_t CorpusPassages() const;
   bool InQueryLanguage(uint32_t label, const std::string& query_language) const;
   void DescribeTop(const SearchResult& top, const std::string& query_language, bool matched, QueryEvidence& e) const;
-  void MeasureTermCoverage(std::string_view query_text, QueryEvidence& e) const;
+  void MeasureTermCoverage(std::string_view query_text, const std::string& query_language, QueryEvidence& e) const;
+  size_t PassagesIn(const std::string& language) const;
   float TypicalCosine(const float* unit_query) const;
   struct ChunkPieces {
     std::vector<int32_t> text, title;
@@ -343,6 +344,7 @@ class Collection {
   std::shared_ptr<const CorpusView> corpus_;
   mutable std::vector<Hit> translated_hits_, hits_in_language_;  // per-query scratch
   mutable std::vector<std::string> languages_;  // of the live passages, rebuilt after a change
+  mutable std::vector<size_t> language_passages_;  // live passages in each of languages_
   mutable bool languages_stale_ = true;
   mutable std::vector<int32_t> query_ids_;
   mutable std::vector<int32_t> query_pieces_;
