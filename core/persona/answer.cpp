@@ -336,6 +336,16 @@ void Turn::Score(std::vector<Unit>& units, const QuestionTerms& terms, QuestionT
   }
 }
 
+// The unit just before `at` in its passage (`section`: its section's units),
+// null where that sentence is not a unit (a passage's short sentences are
+// not: "Then do makemore."; nor is the end of the passage before).
+const Unit* UnitBefore(const std::vector<const Unit*>& section, const Unit& at) {
+  for (const Unit* u : section) {
+    if (u->label == at.label && u->sentence.index + 1 == at.sentence.index) return u;
+  }
+  return nullptr;
+}
+
 // The units that answer: the best one, what reads on from it in its passage,
 // and a strong unit of another passage; or a compact passage whole.
 std::vector<const Unit*> Turn::Select(const std::vector<Unit>& units, QuestionType type) const {
@@ -366,6 +376,15 @@ std::vector<const Unit*> Turn::Select(const std::vector<Unit>& units, QuestionTy
   const size_t room = opt_.max_sentences > 1 ? opt_.max_sentences - 1 : 1;  // one left for an example or a limitation
   std::vector<const Unit*> out = {best};
   auto taken = [&](const Unit* u) { return std::find(out.begin(), out.end(), u) != out.end(); };
+  // A sentence that points back ("Once you've completed these three
+  // projects, ...") comes after what it points to: the prose before it in its
+  // passage, as far as the first sentence that does not point back.
+  for (const Unit* at = best; out.size() < room && !at->sentence.list_item && PointsBack(at->sentence.text);) {
+    const Unit* before = UnitBefore(same, *at);
+    if (!before || before->sentence.list_item || taken(before)) break;
+    out.push_back(before);
+    at = before;
+  }
   // A list answers whole: the best item's neighbours in its list come with it.
   if (best->sentence.list_item) {
     for (const Unit* u : same) {

@@ -309,6 +309,24 @@ bool RefersBack(std::string_view question) {
   return false;
 }
 
+bool PointsBack(std::string_view sentence) {
+  constexpr size_t kLeadingWords = 6;  // how far into the sentence a "these" still points back
+  const std::string f = FoldText(sentence);
+  if (StartsWithAny(f, "back_openings")) return true;
+  const std::vector<std::string>& determiners = AllLanguageWords("back_determiners");
+  size_t words = 0;
+  for (size_t i = 0; i < f.size() && words < kLeadingWords;) {
+    while (i < f.size() && !std::isalnum(static_cast<unsigned char>(f[i]))) ++i;
+    size_t end = i;
+    while (end < f.size() && std::isalnum(static_cast<unsigned char>(f[end]))) ++end;
+    if (end == i) break;
+    if (std::find(determiners.begin(), determiners.end(), f.substr(i, end - i)) != determiners.end()) return true;
+    ++words;
+    i = end;
+  }
+  return false;
+}
+
 bool HasExampleCue(std::string_view sentence) {
   const std::string f = FoldText(sentence);
   return HasAny(f, "example_cues");

@@ -100,4 +100,11 @@ bool NamesLimitation(std::string_view sentence);
 // "那"), or a leading "and"/"e"/"那" -- a question that continues the topic.
 bool RefersBack(std::string_view question);
 
+// A sentence of a passage that points back to what the passage said before
+// it: it opens with a pronoun, a demonstrative or a sequel ("These", "Then",
+// "Isso", "这些"), or names "these"/"those"/"such" things among its first
+// words ("Once you've completed these three projects, ..."). Quoted alone it
+// leaves the reader asking which.
+bool PointsBack(std::string_view sentence);
+
 }  // namespace vesper

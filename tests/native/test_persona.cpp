@@ -829,6 +829,14 @@ TEST_CASE("follow-ups, question types and references back are read in en, pt and
   CHECK(RefersBack("E qual \xC3\xA9 o ponto fraco disso?"));
   CHECK(RefersBack("\xE9\x82\xA3\xE5\xAE\x83\xE6\x9C\x89\xE4\xBB\x80\xE4\xB9\x88\xE7\xBC\xBA\xE7\x82\xB9\xEF\xBC\x9F"));  // 那它有什么缺点？
   CHECK_FALSE(RefersBack("What is micrograd?"));
+  // A sentence that leans on the one before it in its passage.
+  CHECK(PointsBack("It is the best investment you can make."));
+  CHECK(PointsBack("Once you\xE2\x80\x99ve completed these three projects, you will understand deep learning."));
+  CHECK(PointsBack("Isso muda quem consegue construir software."));
+  CHECK(PointsBack("\xE8\xBF\x99\xE4\xBA\x9B\xE9\xA1\xB9\xE7\x9B\xAE\xE5\xBE\x88\xE9\x87\x8D\xE8\xA6\x81\xE3\x80\x82"));  // 这些项目很重要。
+  CHECK_FALSE(PointsBack("For those starting out today: the free online resources are better."));
+  CHECK_FALSE(PointsBack("Itineraries change often, and the team later shipped these features."));  // "these" past the opening words
+  CHECK_FALSE(PointsBack("My honest answer: start with micrograd."));
 }
 
 TEST_CASE("a conversation keeps its topic: follow-ups continue it, a new question replaces it", "[persona]") {
