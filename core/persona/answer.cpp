@@ -346,6 +346,19 @@ const Unit* UnitBefore(const std::vector<const Unit*>& section, const Unit& at) 
   return nullptr;
 }
 
+// A chosen sentence that points back ("It is the best investment you can
+// make.") comes after what it points to: the prose before it in its passage,
+// as far as the first sentence that does not point back (out: the best unit
+// first; reading order is restored later).
+void ReadBack(const std::vector<const Unit*>& section, size_t room, std::vector<const Unit*>& out) {
+  for (const Unit* at = out.front(); out.size() < room && !at->sentence.list_item && PointsBack(at->sentence.text);) {
+    const Unit* before = UnitBefore(section, *at);
+    if (!before || before->sentence.list_item || std::find(out.begin(), out.end(), before) != out.end()) break;
+    out.push_back(before);
+    at = before;
+  }
+}
+
 // The units that answer: the best one, what reads on from it in its passage,
 // and a strong unit of another passage; or a compact passage whole.
 std::vector<const Unit*> Turn::Select(const std::vector<Unit>& units, QuestionType type) const {
@@ -376,15 +389,7 @@ std::vector<const Unit*> Turn::Select(const std::vector<Unit>& units, QuestionTy
   const size_t room = opt_.max_sentences > 1 ? opt_.max_sentences - 1 : 1;  // one left for an example or a limitation
   std::vector<const Unit*> out = {best};
   auto taken = [&](const Unit* u) { return std::find(out.begin(), out.end(), u) != out.end(); };
-  // A sentence that points back ("Once you've completed these three
-  // projects, ...") comes after what it points to: the prose before it in its
-  // passage, as far as the first sentence that does not point back.
-  for (const Unit* at = best; out.size() < room && !at->sentence.list_item && PointsBack(at->sentence.text);) {
-    const Unit* before = UnitBefore(same, *at);
-    if (!before || before->sentence.list_item || taken(before)) break;
-    out.push_back(before);
-    at = before;
-  }
+  ReadBack(same, room, out);
   // A list answers whole: the best item's neighbours in its list come with it.
   if (best->sentence.list_item) {
     for (const Unit* u : same) {
