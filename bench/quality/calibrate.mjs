@@ -227,7 +227,7 @@ async function main() {
   const dev = readQuestionSets(repoRoot).filter((q) => q.split === 'dev');
   process.stdout.write(`fitting on ${rows.length} development questions (${dev.length} on the default knowledge base, ${rows.length - dev.length} on ${docsets.length} document sets)\n`);
   const manifestPath = join(resolveModel(opt.model).dir, 'manifest.json');
-  const frozen = opt.refit || !STACKED.length ? null : frozenBase(JSON.parse(readFileSync(manifestPath, 'utf8')).answerability);
+  const frozen = opt.refit ? null : frozenBase(JSON.parse(readFileSync(manifestPath, 'utf8')).answerability);
   const first = frozen ?? fit(rows.map((r) => r.x), rows.map((r) => (r.answerable ? 1 : 0)), rows.map((r) => LANGUAGES.indexOf(r.q.lang)), LANGUAGES.length);
   const { w, b, fitted } = STACKED.length ? stack(first, await rowsOf('dev', ctx, measured)) : { ...first, fitted: rows };
   const languages = {};
