@@ -39,6 +39,14 @@ constexpr float kUnrelatedCosine = 0.f;
 constexpr float kUnrelatedMatch = 0.25f;
 // ... and term coverage as if the missing passages held the query's words.
 constexpr float kSmallCollectionCoverage = 1.f;
+
+// What `measured` over `passages` passages would read over kTypicalPassages,
+// the missing ones reading `missing`.
+float ToppedUp(float measured, size_t passages, float missing) {
+  if (passages >= kTypicalPassages) return measured;
+  const float share = static_cast<float>(passages) / static_cast<float>(kTypicalPassages);
+  return share * measured + (1.f - share) * missing;
+}
 }  // namespace
 
 Collection::Collection(std::string name, ModelInfo model, CollectionOptions options)
@@ -356,7 +364,7 @@ std::vector<SearchResult> Collection::Search(std::string_view query_text, const 
   translated_hits_.clear();
   translated_query_.clear();
   translated_coverage_ = -1.f;
-  if (use_lexical && lexicon_ && !query_text.empty()) SearchTranslated(query_text, query_language, retrieve);
+  if (use_lexical && lexicon_ && !query_text.empty()) SearchTranslated(query_text, query_language, retrieve, evidence != nullptr);
   if (filtered) {
     KeepAllowed(lexical_hits_, pool);
     KeepAllowed(translated_hits_, pool);
@@ -466,8 +474,8 @@ const std::vector<std::string>& Collection::Languages() const {
 // Live passages in `language`; a split index's part does not know them per
 // language and answers with the whole corpus's.
 size_t Collection::PassagesIn(const std::string& language) const {
-  const std::vector<std::string>& held = Languages();
   if (corpus_) return CorpusPassages();
+  const std::vector<std::string>& held = Languages();
   const size_t at = std::find(held.begin(), held.end(), language) - held.begin();
   return at < held.size() ? language_passages_[at] : 0;
 }
@@ -498,11 +506,12 @@ std::string Collection::TranslationText(const std::vector<std::pair<std::string,
 // holds, kept for the passages in that language (translated_hits_, best
 // first). The translated words match stray passages of other languages too
 // (names, loanwords): those are plain BM25's business.
-void Collection::SearchTranslated(std::string_view query_text, const std::string& query_language, size_t pool) const {
+void Collection::SearchTranslated(std::string_view query_text, const std::string& query_language, size_t pool,
+                                  bool measure) const {
   const auto translations = QueryTranslations(query_text, query_language);
   translated_query_ = TranslationText(translations);
   for (const auto& [language, groups] : translations) {
-    translated_coverage_ = std::max(translated_coverage_, bm25_.CoverageOfAlternatives(groups));
+    if (measure) translated_coverage_ = std::max(translated_coverage_, bm25_.CoverageOfAlternatives(groups));
     bm25_.SearchAlternatives(groups, pool, hits_in_language_);
     for (const Hit& h : hits_in_language_) {
       if (chunks_[h.label].language == language) translated_hits_.push_back(h);
@@ -653,9 +662,7 @@ void Collection::MeasureTermCoverage(std::string_view query_text, const std::str
     const size_t measured = by_translation ? all - in_language : in_language;
     if (measured > 0) passages = measured;
   }
-  const float held = by_translation ? translated_coverage_ : own;
-  const float share = passages >= kTypicalPassages ? 1.f : static_cast<float>(passages) / static_cast<float>(kTypicalPassages);
-  e.term_coverage = share * held + (1.f - share) * kSmallCollectionCoverage;
+  e.term_coverage = ToppedUp(by_translation ? translated_coverage_ : own, passages, kSmallCollectionCoverage);
 }
 
 // Summarises the query as a whole from the retrievers' raw lists (still in
@@ -696,10 +703,7 @@ void Collection::GatherEvidence(const float* q, const std::string& query_languag
 float Collection::TypicalCosine(const float* unit_query) const {
   const bool whole = corpus_ && corpus_->centroid.size() == model_.dims;
   const float mean = Dot(unit_query, whole ? corpus_->centroid.data() : Centroid().data(), model_.dims);
-  const size_t passages = CorpusPassages();
-  if (passages >= kTypicalPassages) return mean;
-  const float share = static_cast<float>(passages) / static_cast<float>(kTypicalPassages);
-  return share * mean + (1.f - share) * kUnrelatedCosine;
+  return ToppedUp(mean, CorpusPassages(), kUnrelatedCosine);
 }
 
 const std::vector<float>& Collection::Centroid() const {

@@ -296,7 +296,8 @@ class Collection {
   std::vector<ChunkPieces> PiecesOfBatch(const std::vector<Chunk>& chunks) const;  // empty without piece matching
   void StorePieces(uint32_t label, const ChunkPieces& pieces);
   std::vector<int32_t> RowIds() const;
-  void SearchTranslated(std::string_view query_text, const std::string& query_language, size_t pool) const;
+  // measure: also how much of the translation the collection holds (translated_coverage_), for the evidence.
+  void SearchTranslated(std::string_view query_text, const std::string& query_language, size_t pool, bool measure) const;
   void RescoreByPieces(std::string_view query_text, const SearchOptions& opt, std::vector<SearchResult>& results) const;
   void MergeHits(const float* q, bool use_vectors, const SearchOptions& opt, std::vector<SearchResult>& results) const;
 

@@ -341,6 +341,12 @@ float Bm25Index::Rarity(const std::string& term) const {
   return std::clamp(Idf(df) / most, 0.f, 1.f);
 }
 
+// A query word's weight in a coverage: its rarity (Rarity) when some
+// document holds it, the most there is (1) when none does.
+float Bm25Index::CoverageWeight(const QueryTerm& qt, float most) {
+  return qt.known ? std::clamp(qt.idf / most, 0.f, 1.f) : 1.f;
+}
+
 float Bm25Index::Coverage(std::string_view query) const {
   float unused;
   PrepareQuery(query, query_terms_, unused);
@@ -348,7 +354,7 @@ float Bm25Index::Coverage(std::string_view query) const {
   if (query_terms_.empty() || most <= 0.f) return 0.f;
   float held = 0.f, all = 0.f;
   for (const QueryTerm& qt : query_terms_) {
-    const float weight = qt.known ? std::clamp(qt.idf / most, 0.f, 1.f) : 1.f;
+    const float weight = CoverageWeight(qt, most);
     all += weight;
     if (qt.known) held += weight;
   }
@@ -371,7 +377,7 @@ float Bm25Index::CoverageOfAlternatives(const std::vector<std::vector<std::strin
       bool every = true;
       for (const QueryTerm& qt : query_terms_) {
         every = every && qt.known;
-        rarest = std::max(rarest, std::clamp(qt.idf / most, 0.f, 1.f));
+        rarest = std::max(rarest, CoverageWeight(qt, most));
       }
       if (every) best = std::min(best, rarest);
     }

@@ -147,6 +147,7 @@ class Bm25Index {
     uint32_t group_df;  // pages of the corpus holding it (with a group corpus)
   };
   void PrepareQuery(std::string_view query, std::vector<QueryTerm>& terms, float& max_score) const;
+  static float CoverageWeight(const QueryTerm& qt, float most);
   float Idf(size_t df) const;
   // Idf among n documents (or groups) of which df hold the term.
   static float IdfOver(double n, double df);
