@@ -93,6 +93,7 @@ struct Segment {
   bool list_item = false;
   bool one_line = true;
   bool row = false;
+  bool table_row = false;               // a Markdown table's row, read as an item (TableReader)
   bool after_lead_in = false;           // the line before it ended with a colon
   std::vector<std::string_view> lines;  // as written, when joined from several
 };
@@ -111,13 +112,93 @@ bool BareList(const Segment& seg) {
   return std::all_of(seg.lines.begin(), seg.lines.end(), OpensItem);
 }
 
+// A Markdown table line ("| Config files | System prompt |"): its cells,
+// trimmed; empty when the line is not one (or has a single cell).
+std::vector<std::string_view> TableCells(std::string_view line) {
+  std::vector<std::string_view> cells;
+  if (line.size() < 3 || line.front() != '|' || line.back() != '|') return cells;
+  for (size_t from = 1, at = line.find('|', from); at != std::string_view::npos; from = at + 1, at = line.find('|', from))
+    cells.push_back(Trim(line.substr(from, at - from)));
+  if (cells.size() < 2) cells.clear();
+  return cells;
+}
+
+// A table line's rows: itself, or, where a whole table was flattened onto
+// one line ("| a | b | |---|---| | c | d |": it holds its rule), each row,
+// split where one row's closing bar meets the next one's opening bar. (A
+// line of one row may have an empty cell, "| a | | c |", written alike.)
+std::vector<std::string_view> TableRows(std::string_view line) {
+  std::vector<std::string_view> rows;
+  if (line.find("|-") == std::string_view::npos && line.find("|:-") == std::string_view::npos) return {line};
+  size_t from = 0;
+  for (size_t at = line.find("| |"); at != std::string_view::npos; at = line.find("| |", from)) {
+    rows.push_back(line.substr(from, at + 1 - from));
+    from = at + 2;
+  }
+  rows.push_back(line.substr(from));
+  return rows;
+}
+
+// The line under a table's header: "|---|:--:|".
+bool IsTableRule(const std::vector<std::string_view>& cells) {
+  return std::all_of(cells.begin(), cells.end(), [](std::string_view c) {
+    return !c.empty() && c.find_first_not_of("-: ") == std::string_view::npos;
+  });
+}
+
+// A table read as a list: its header a lead-in naming the columns
+// ("Sistema Operacional → LLM:"), each row an item, its cells in order
+// ("Config files → System prompt"). An answer then quotes a row with what
+// its columns are, as it quotes a list item with its lead-in.
+class TableReader {
+ public:
+  // A table line's cells (TableCells), adding what the line says to `segs`.
+  void Take(const std::vector<std::string_view>& cells, std::vector<Segment>& segs) {
+    if (cells.empty()) return;  // a flattened row of a single cell
+    if (IsTableRule(cells)) {
+      // The row above was the header: it introduces the rows below.
+      if (last_row_ && !segs.empty()) {
+        segs.back().text = Joined(std::vector<std::string_view>(last_cells_.begin(), last_cells_.end())) + ":";
+        segs.back().list_item = false;
+      }
+      last_row_ = false;
+      return;
+    }
+    Segment row;
+    row.table_row = true;
+    row.text = Joined(cells);
+    row.list_item = true;
+    segs.push_back(std::move(row));
+    last_cells_.assign(cells.begin(), cells.end());
+    last_row_ = true;
+  }
+  // A line that is not the table's: the next table has its own header.
+  void End() { last_row_ = false; }
+
+ private:
+  // The cells in order, "→" between them, empty ones left out.
+  static std::string Joined(const std::vector<std::string_view>& cells) {
+    std::string out;
+    for (std::string_view c : cells) {
+      if (c.empty()) continue;
+      if (!out.empty()) out += " \xE2\x86\x92 ";  // →
+      out.append(c);
+    }
+    return out;
+  }
+
+  std::vector<std::string> last_cells_;
+  bool last_row_ = false;
+};
+
 // Hard-wrapped prose joins back into one segment; list items, short lines
-// (headings, rows) and blank lines end one.
+// (headings, rows, tables) and blank lines end one.
 std::vector<Segment> Segments(std::string_view passage) {
   std::vector<Segment> segs;
   Segment cur;
   std::string_view prev;
   size_t pos = 0;
+  TableReader table;
   auto flush = [&] {
     if (!cur.text.empty()) segs.push_back(std::move(cur));
     cur = Segment();
@@ -127,6 +208,13 @@ std::vector<Segment> Segments(std::string_view passage) {
     if (nl == std::string_view::npos) nl = passage.size();
     std::string_view line = Trim(passage.substr(pos, nl - pos));
     pos = nl + 1;
+    if (!TableCells(line).empty()) {
+      flush();
+      for (std::string_view row : TableRows(line)) table.Take(TableCells(row), segs);
+      prev = std::string_view();
+      continue;
+    }
+    table.End();
     const size_t marker = ListMarkerLength(line);
     const bool row = IsTimelineRow(line);
     if (line.empty() || marker || row || prev.size() < kWrapWidth || prev.back() == ':') flush();
@@ -223,6 +311,18 @@ void DropLabel(std::string& s) {
   }
 }
 
+// A name's initials before a full stop ("J", "J.C.R" in "J.C.R. Licklider"):
+// single capitals between dots, which a full stop after does not end a
+// sentence with. (Nor after one lower-case letter: "p. 3".)
+bool IsInitials(std::string_view word) {
+  if (word.size() <= 1) return true;
+  for (size_t i = 0; i < word.size(); ++i) {
+    const bool letter = word[i] >= 'A' && word[i] <= 'Z';
+    if (i % 2 == 0 ? !letter : word[i] != '.') return false;
+  }
+  return true;
+}
+
 // Where the sentences of `text` end: after ., ! or ? followed by a space or
 // the end (not "e.g." or "vs."), and after CJK full stops.
 std::vector<std::string_view> SentencePieces(std::string_view text) {
@@ -241,7 +341,7 @@ std::vector<std::string_view> SentencePieces(std::string_view text) {
       while (w > begin && text[w - 1] != ' ') --w;
       std::string_view word = text.substr(w, at - w);
       end = !(word == "e.g" || word == "i.e" || word == "vs" || word == "etc" || word == "ex" || word == "p.ex" ||
-              word.size() <= 1);
+              IsInitials(word));
     }
     if (end) {
       out.push_back(text.substr(begin, i - begin));
@@ -257,7 +357,7 @@ class Splitter {
   std::vector<Sentence> Run(std::string_view passage) {
     for (Segment& seg : Segments(passage)) {
       // Markdown lists flattened onto one line ("擅长： - a - b") are items, not one sentence.
-      size_t from = 0, at = seg.text.find(" - ");
+      size_t from = 0, at = seg.table_row ? std::string::npos : seg.text.find(" - ");  // "2005 - 2009" in a cell
       bool item = seg.list_item;
       for (; at != std::string::npos; at = seg.text.find(" - ", at + 3)) {
         Piece(std::string_view(seg.text).substr(from, at - from), item, false, false);
@@ -267,6 +367,7 @@ class Splitter {
       Piece(std::string_view(seg.text).substr(from), item, seg.row, seg.one_line);
     }
     SettleDanglingLeadIns();
+    SettleLoneLine();
     return std::move(out_);
   }
 
@@ -335,6 +436,16 @@ class Splitter {
       s.complete = true;
       s.context = -1;
     }
+  }
+
+  // A passage that is one long line without a full stop under its heading
+  // ("Geoff Hinton / Fei-Fei Li / J.C.R. Licklider / ... → Andrej Karpathy →
+  // ...") says what the heading promises: a statement, not a fragment.
+  void SettleLoneLine() {
+    if (out_.size() != 1) return;
+    Sentence& s = out_[0];
+    if (s.complete || s.list_item || s.lead_in || s.question || s.heading || s.row || !SaysSomething(s.text)) return;
+    s.complete = true;
   }
 
   std::vector<Sentence> out_;

@@ -1,7 +1,9 @@
 // Passages as units an answer can quote: sentences (split on Latin and CJK
 // sentence ends) and list items, each classified, so that an answer quotes
 // whole sentences and whole items and never a heading, a label, a question
-// or a timeline row. Code, tables and box drawings are dropped.
+// or a timeline row. A Markdown table reads as a list: its header a lead-in,
+// each row an item ("Config files → System prompt"). Code and box drawings
+// are dropped.
 #pragma once
 #include <string>
 #include <string_view>

@@ -751,7 +751,7 @@ TEST_CASE("sentences and the first person", "[persona]") {
 
 namespace vesper {
 
-TEST_CASE("units are classified: rows, headings, lead-ins, fields and table rows are never quoted alone", "[persona]") {
+TEST_CASE("units are classified: timeline rows, headings, lead-ins and fields are never quoted alone", "[persona]") {
   auto units = SplitSentences(
       "What Makes Him Unique in the Field\n"
       "He pursued his PhD at Stanford under Fei-Fei Li. His thesis:\n"
@@ -763,7 +763,7 @@ TEST_CASE("units are classified: rows, headings, lead-ins, fields and table rows
       "The cameras-only argument:\n"
       "1. The evolution argument: humans drive with two eyes.\n"
       "2. Cameras are cheap and the fleet is large\n"
-      "| 2015 | OpenAI founding member | frontier lab |\n");
+      "A row flattened into prose | 2015 | OpenAI founding member | frontier lab | reads as nothing\n");
   auto find = [&](const std::string& start) -> const Sentence* {
     for (const Sentence& s : units) {
       if (s.text.rfind(start, 0) == 0) return &s;
@@ -794,11 +794,48 @@ TEST_CASE("units are classified: rows, headings, lead-ins, fields and table rows
   CHECK(find("The evolution argument")->context == static_cast<int>(find("The cameras-only argument:")->index));
   REQUIRE(find("Cameras are cheap"));
   CHECK(find("Cameras are cheap")->quotable());  // a whole list item, full stop or not
-  CHECK_FALSE(find("| 2015"));
-  CHECK_FALSE(find("2015 | OpenAI"));
+  CHECK_FALSE(find("A row flattened"));
   CHECK(EndsSentence("It works.\xE2\x80\x9D"));
   CHECK(EndsSentence("\xE5\xAE\x83\xE5\xB7\xA5\xE4\xBD\x9C\xE3\x80\x82"));  // 它工作。
   CHECK_FALSE(EndsSentence("Cameras offer semantically rich information (text on"));
+}
+
+TEST_CASE("a name's initials do not end a sentence", "[persona]") {
+  auto units = SplitSentences("My lineage runs through Geoff Hinton, Fei-Fei Li and J.C.R. Licklider above all. "
+                              "The dataset holds names from the U.S. Census of many years. Then the model learns them.");
+  REQUIRE(units.size() == 3);
+  CHECK(units[0].text == "My lineage runs through Geoff Hinton, Fei-Fei Li and J.C.R. Licklider above all.");
+  CHECK(units[1].text == "The dataset holds names from the U.S. Census of many years.");
+}
+
+TEST_CASE("a Markdown table reads as a list: its header the lead-in, each row an item of its cells", "[persona]") {
+  const std::string arrow = " \xE2\x86\x92 ";  // →
+  for (const char* layout : {"lines", "flattened"}) {
+    const bool flat = std::string(layout) == "flattened";
+    const std::string sep = flat ? " " : "\n";
+    // A flattened table's empty cell would read as a row's end: only the table on lines has one.
+    const std::string last = flat ? "| 2005 - 2009 | Undergraduate studies at the University of Toronto |"
+                                  : "| 2005 - 2009 | | Undergraduate studies at the University of Toronto |";
+    auto units = SplitSentences("The LLM as an operating system kernel:\n| Operating system | LLM |" + sep + "|---|:--|" + sep +
+                                "| Config files | System prompt |" + sep + last + "\nAfter the table, prose goes on as it did before.");
+    INFO(layout);
+    REQUIRE(units.size() == 5);
+    CHECK(units[1].text == "Operating system" + arrow + "LLM:");
+    CHECK(units[1].lead_in);
+    CHECK(units[2].text == "Config files" + arrow + "System prompt");
+    CHECK(units[2].list_item);
+    CHECK(units[2].quotable());
+    CHECK(units[2].context == 1);  // quoted with the columns' names
+    CHECK(units[3].text == "2005 - 2009" + arrow + "Undergraduate studies at the University of Toronto");  // " - " kept, an empty cell left out
+    CHECK(units[3].context == 1);
+    CHECK(units[4].text == "After the table, prose goes on as it did before.");
+    CHECK(units[4].context == -1);
+  }
+  // Without a rule under it, the first row is a row like the others.
+  auto bare = SplitSentences("| Kernel | Trained weights |\n| RAM | Context window of the model |\n");
+  REQUIRE(bare.size() == 2);
+  CHECK(bare[0].text == "Kernel" + arrow + "Trained weights");
+  CHECK(bare[0].quotable());
 }
 
 TEST_CASE("follow-ups, question types and references back are read in en, pt and zh", "[persona]") {
