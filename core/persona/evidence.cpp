@@ -110,10 +110,28 @@ QuestionType ClassifyQuestion(std::string_view question) {
 
 namespace {
 
-// The SplitWords keys of a text, each once.
+// An acronym's plural as written ("LLMs", "GPUs": two or more capitals and
+// an "s") read as its singular ("llm"): the word splitter folds plurals of
+// five letters and more only, and "LLMs" in a passage must meet "LLM" in a
+// question. Here, not in the splitter, whose keys packs store.
+std::string AcronymSingular(std::string_view text, const WordSpan& w) {
+  constexpr size_t kMinCapitals = 2;
+  const std::string_view surface = text.substr(w.begin, w.end - w.begin);
+  if (surface.size() < kMinCapitals + 1 || surface.back() != 's') return {};
+  for (size_t i = 0; i + 1 < surface.size(); ++i) {
+    if (surface[i] < 'A' || surface[i] > 'Z') return {};
+  }
+  return w.term.substr(0, w.term.size() - 1);
+}
+
+// The SplitWords keys of a text, each once, and its acronyms' singulars.
 std::unordered_set<std::string> KeysOf(std::string_view text) {
   std::unordered_set<std::string> keys;
-  SplitWords(text, [&](WordSpan&& w) { keys.insert(std::move(w.term)); });
+  SplitWords(text, [&](WordSpan&& w) {
+    std::string singular = AcronymSingular(text, w);
+    if (!singular.empty()) keys.insert(std::move(singular));
+    keys.insert(std::move(w.term));
+  });
   return keys;
 }
 
@@ -124,6 +142,8 @@ QuestionTerms TermsOf(std::string_view question, const Collection& collection) {
   QuestionTerms out;
   std::unordered_set<std::string> seen;
   SplitWords(question, [&](WordSpan&& w) {
+    std::string singular = AcronymSingular(question, w);
+    if (!singular.empty()) w.term = std::move(singular);  // units hold both forms (KeysOf)
     const bool cjk = static_cast<unsigned char>(w.term[0]) >= 0xE0;
     // A lone letter says little, but a digit is part of a number the word
     // splitter cut at its dot: "Software 2.0" is not "Software 1.0".

@@ -283,3 +283,15 @@ TEST_CASE("a lexicon shard with a line of another shard, or of an unknown name, 
   CHECK_THROWS_AS(Lexicon::Sharded(0, {"en"}, 1, 1), Error);
   CHECK_THROWS_AS(Lexicon::FromTsv(kTable)->AddShard("en-0", ""), Error);
 }
+
+TEST_CASE("an acronym's plural is its singular as evidence: LLMs in a passage answer a question about an LLM", "[persona]") {
+  const std::string plural = "The concept is solid: LLMs as a reasoning engine looping with tools and memory.";
+  const std::string singular = "An LLM agent still fails on long tasks.";
+  Collection c = Passages("acronyms", {{"p", plural, "en"}, {"s", singular, "en"}, {"o", "Data engines need labels.", "en"}});
+  const QuestionTerms one = TermsOf("What do you make of today's LLM agents?", c);
+  CHECK(SharedEvidence(one, plural) > 0.f);
+  const QuestionTerms many = TermsOf("Why do LLMs hallucinate?", c);
+  CHECK(std::find(many.words.begin(), many.words.end(), "llm") != many.words.end());
+  CHECK(SharedEvidence(many, singular) > 0.f);
+  CHECK(SharedEvidence(many, plural) > 0.f);
+}
