@@ -320,18 +320,26 @@ void Turn::Score(std::vector<Unit>& units, const QuestionTerms& terms, QuestionT
   // Where only passages in other languages answer, a sentence shares the
   // question's words through their translations (where the question's own
   // language answers too, its passages are what the asker should read).
+  // A sentence's score reads its share of the whole question: words no
+  // passage holds count against it (a Chinese question whose subject only
+  // English passages name is not answered by the Chinese sentence sharing
+  // its one common word, "重要"); whether it qualifies reads the share of
+  // what the passages can hold (u.shared).
   std::map<std::string, TranslatedTerms> translated;
   for (Unit& u : units) {
     u.shared = SharedEvidence(terms, u.sentence.text);
+    float scored = u.shared * terms.seen_share();
     const std::string& language = db_.chunk(u.label).language;
     if (language != a_.language && !language.empty() && !u.other_language) {
       auto it = translated.find(language);
       if (it == translated.end()) it = translated.emplace(language, TranslatedTermsOf(look_, a_.language, language, db_)).first;
-      u.shared = std::max(u.shared, opt_.weights.translated * SharedEvidence(it->second, u.sentence.text));
+      const float through = opt_.weights.translated * SharedEvidence(it->second, u.sentence.text);
+      u.shared = std::max(u.shared, through);
+      scored = std::max(scored, through);
     }
     u.similarity = db_.PieceSimilarity(look_, u.sentence.text);
     const UnitWeights& k = opt_.weights;
-    u.score = k.shared * u.shared + k.passage * u.strength + k.title * u.title_shared + k.similarity * std::max(0.f, u.similarity) + k.type * TypeFit(type, u.sentence.text) +
+    u.score = k.shared * scored + k.passage * u.strength + k.title * u.title_shared + k.similarity * std::max(0.f, u.similarity) + k.type * TypeFit(type, u.sentence.text) +
               k.rank / (1.0 + u.rank) + k.position / (1.0 + u.sentence.index) - (u.other_language ? k.other_language : 0.0);
   }
 }

@@ -149,9 +149,13 @@ QuestionTerms TermsOf(std::string_view question, const Collection& collection) {
     // splitter cut at its dot: "Software 2.0" is not "Software 1.0".
     const bool digit = w.term.size() == 1 && utf8::IsDigit(static_cast<unsigned char>(w.term[0]));
     if ((!cjk && !digit && w.term.size() < 2) || FunctionWords().count(w.term) || !seen.insert(w.term).second) return;
-    // A word no passage holds cannot tell passages' sentences apart.
+    // A word no passage holds cannot tell passages' sentences apart (but
+    // every sentence lacks it: `unseen`).
     const float weight = collection.TermRarity(w.term);
-    if (weight >= kUnseen) return;
+    if (weight >= kUnseen) {
+      out.unseen += 1.f;
+      return;
+    }
     out.words.push_back(std::move(w.term));
     out.weights.push_back(weight);
     out.total += weight;

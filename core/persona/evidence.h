@@ -23,6 +23,9 @@ struct QuestionTerms {
   std::vector<std::string> words;
   std::vector<float> weights;
   float total = 0.f;
+  float unseen = 0.f;  // words no passage holds, each weighing the most a word can (1)
+  // The share of the question's weight some passage holds at all.
+  float seen_share() const { return total + unseen > 0.f ? total / (total + unseen) : 0.f; }
 };
 QuestionTerms TermsOf(std::string_view question, const Collection& collection);
 
