@@ -367,6 +367,16 @@ void ReadBack(const std::vector<const Unit*>& section, size_t room, std::vector<
   }
 }
 
+// Whether `u` may join the answer `out`: a sentence that points back ("It
+// learns to compress human text by predicting it.") only after what it
+// points to (in `section`, the best unit's passage's units), which ReadBack
+// brings for the best unit only.
+bool ReadsOn(const Unit& u, const std::vector<const Unit*>& section, const std::vector<const Unit*>& out) {
+  if (u.sentence.list_item || !PointsBack(u.sentence.text)) return true;
+  const Unit* before = UnitBefore(section, u);
+  return before && std::find(out.begin(), out.end(), before) != out.end();
+}
+
 // The units that answer: the best one, what reads on from it in its passage,
 // and a strong unit of another passage; or a compact passage whole.
 std::vector<const Unit*> Turn::Select(const std::vector<Unit>& units, QuestionType type) const {
@@ -421,7 +431,7 @@ std::vector<const Unit*> Turn::Select(const std::vector<Unit>& units, QuestionTy
   const std::string& language = db_.chunk(best->label).language;
   const Unit* second = nullptr;
   for (const Unit& u : units) {
-    if (&u == best || taken(&u) || !Relevant(u) || u.score < opt_.weights.second_ratio * best->score) continue;
+    if (&u == best || taken(&u) || !Relevant(u) || u.score < opt_.weights.second_ratio * best->score || !ReadsOn(u, same, out)) continue;
     if (db_.chunk(u.label).language != language && (db_.PassageCosine(best->label, u.label) >= kDefaultTwinCosine || Translates(u, *best))) continue;
     if (!second || u.score > second->score) second = &u;
   }
@@ -429,7 +439,7 @@ std::vector<const Unit*> Turn::Select(const std::vector<Unit>& units, QuestionTy
   // Then what else the best unit's section says about the question.
   std::vector<const Unit*> rest;
   for (const Unit* u : same) {
-    if (!taken(u) && u->score >= opt_.weights.second_ratio * best->score) rest.push_back(u);
+    if (!taken(u) && u->score >= opt_.weights.second_ratio * best->score && ReadsOn(*u, same, out)) rest.push_back(u);
   }
   std::stable_sort(rest.begin(), rest.end(), [](const Unit* x, const Unit* y) { return x->score > y->score; });
   for (const Unit* u : rest) {

@@ -158,7 +158,7 @@ class TableReader {
     if (IsTableRule(cells)) {
       // The row above was the header: it introduces the rows below.
       if (last_row_ && !segs.empty()) {
-        segs.back().text = Joined(std::vector<std::string_view>(last_cells_.begin(), last_cells_.end())) + ":";
+        segs.back().text = Joined(last_cells_) + ":";
         segs.back().list_item = false;
       }
       last_row_ = false;
@@ -177,7 +177,8 @@ class TableReader {
 
  private:
   // The cells in order, "→" between them, empty ones left out.
-  static std::string Joined(const std::vector<std::string_view>& cells) {
+  template <typename Cells>
+  static std::string Joined(const Cells& cells) {
     std::string out;
     for (std::string_view c : cells) {
       if (c.empty()) continue;

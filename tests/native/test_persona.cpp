@@ -800,6 +800,16 @@ TEST_CASE("units are classified: timeline rows, headings, lead-ins and fields ar
   CHECK_FALSE(EndsSentence("Cameras offer semantically rich information (text on"));
 }
 
+TEST_CASE("a sentence that points back is not added to an answer without what it points to", "[persona]") {
+  // Before: "... a lab setting doesn't capture. [2] It learns to compress human text by predicting it.\" [3]",
+  // the last from an unrelated passage, its "It" pointing nowhere.
+  const World& w = TheWorld();
+  ConversationState s;
+  const Answer a = w.Ask("What did you learn at Tesla about data?", s);
+  CHECK(a.text.find("real-world scale matters") != std::string::npos);
+  CHECK(a.text.find("It learns to compress") == std::string::npos);
+}
+
 TEST_CASE("a name's initials do not end a sentence", "[persona]") {
   auto units = SplitSentences("My lineage runs through Geoff Hinton, Fei-Fei Li and J.C.R. Licklider above all. "
                               "The dataset holds names from the U.S. Census of many years. Then the model learns them.");
