@@ -169,7 +169,7 @@ class TableReader {
     row.text = Joined(cells);
     row.list_item = true;
     segs.push_back(std::move(row));
-    last_cells_.assign(cells.begin(), cells.end());
+    last_cells_ = cells;
     last_row_ = true;
   }
   // A line that is not the table's: the next table has its own header.
@@ -177,8 +177,7 @@ class TableReader {
 
  private:
   // The cells in order, "→" between them, empty ones left out.
-  template <typename Cells>
-  static std::string Joined(const Cells& cells) {
+  static std::string Joined(const std::vector<std::string_view>& cells) {
     std::string out;
     for (std::string_view c : cells) {
       if (c.empty()) continue;
@@ -188,7 +187,7 @@ class TableReader {
     return out;
   }
 
-  std::vector<std::string> last_cells_;
+  std::vector<std::string_view> last_cells_;  // views into the passage, as the cells are
   bool last_row_ = false;
 };
 
