@@ -554,7 +554,7 @@ async function modelsCommand(argv) {
       process.stdout.write(`${printableLine(m.id)}: broken manifest (${printableLine(m.error)})\n`);
       continue;
     }
-    process.stdout.write(`${printableLine(m.id)} (${m.kind}, ${m.dims} dims): ${printableLine(m.name)}\n`);
+    process.stdout.write(`${printableLine(m.id)} (${m.kind}${m.dims ? `, ${m.dims} dims` : ''}): ${printableLine(m.name)}\n`);
     for (const [name, v] of Object.entries(m.variants)) {
       const status = v.installed ? `installed, ${mb(v.bytes)}`
         : v.fetchable ? `not downloaded${v.download ? ` (${v.download.approx ? 'about ' : ''}${mb(v.download.bytes)})` : ''}: tools/vesper fetch-model ${m.id} --variant ${name}`

@@ -41,7 +41,7 @@ export async function loadTokenizer(core, manifest, readFile) {
 }
 
 // ORT web takes external weights as { path, data }; node reads them beside the file.
-async function createSession(ort, manifest, variant, readFile, executionProviders, resolvePath) {
+export async function createSession(ort, manifest, variant, readFile, executionProviders, resolvePath) {
   const [main, ...external] = variant.files.filter((f) => f.path.endsWith('.onnx') || f.path.endsWith('.onnx_data'));
   const options = { executionProviders, graphOptimizationLevel: 'all', logSeverityLevel: 3 };
   if (resolvePath) return ort.InferenceSession.create(resolvePath(main.path), options);
@@ -85,6 +85,7 @@ export async function createEmbedder({
   rowsOnDemand = true,
 }) {
   validateManifest(manifest, `model ${typeof manifest?.id === 'string' ? manifest.id : ''}`.trim());
+  if (manifest.kind === 'generator') throw new EmbedError('invalid_argument', `${manifest.id} generates text; it is not an embedding model`);
   const runsStatic = manifest.kind === 'static' && useStaticCore;
   // A site that serves the table in blocks and the lexicon in shards
   // (web/engine/on-demand.mjs) lets a page fetch only what its packs and

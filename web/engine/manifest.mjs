@@ -9,7 +9,7 @@
 // The core checks what only it can (the answerability weights, the model
 // files' bytes); this checks the shape.
 
-const KINDS = ['onnx', 'static'];
+const KINDS = ['onnx', 'static', 'generator'];
 const MAX_LEXICON_SHARDS = 4096;  // core/lexical/lexicon.h kMaxLexiconShards
 const MAX_KEY_WORDS = 4;          // kMaxKeyWords
 const MAX_KEY_HAN = 8;            // kMaxKeyHan
@@ -119,6 +119,44 @@ function checkGraph(c, m) {
   c.oneOf(m.output.pooling, 'output.pooling', POOLINGS, { optional: true });
 }
 
+// A generator's graph (web/engine/generator.mjs): input names, the cache's
+// name patterns ("{layer}", "{kv}": key or value), its layout and element type.
+const MAX_LAYERS = 1024;
+const MAX_HEADS = 1024;
+const MAX_VOCAB = 1 << 24;
+const CACHE_TYPES = ['float32', 'float16'];
+function checkGeneratorGraph(c, g, source) {
+  c.object(g, 'graph');
+  c.object(g.inputs, 'graph.inputs');
+  for (const k of ['inputIds', 'attentionMask', 'positionIds']) c.string(g.inputs[k], `graph.inputs.${k}`);
+  c.string(g.logits, 'graph.logits');
+  for (const k of ['past', 'present']) {
+    c.string(g[k], `graph.${k}`);
+    if (!g[k].includes('{layer}') || !g[k].includes('{kv}')) throw new ManifestError(source, `'graph.${k}' must hold {layer} and {kv}`);
+  }
+  c.count(g.layers, 'graph.layers', MAX_LAYERS);
+  c.count(g.kvHeads, 'graph.kvHeads', MAX_HEADS);
+  c.count(g.headDim, 'graph.headDim', MAX_DIMS);
+  c.count(g.vocab, 'graph.vocab', MAX_VOCAB);
+  c.oneOf(g.cacheType, 'graph.cacheType', CACHE_TYPES);
+}
+
+// The chat template as the model was trained on it (Gemma 3: <start_of_turn>
+// and <end_of_turn> by id, "user\n" and "model\n" opening each turn, system
+// text at the start of the first user turn).
+function checkChat(c, chat, m, source) {
+  c.object(chat, 'chat');
+  c.bool(chat.bos, 'chat.bos');
+  for (const k of ['turnStart', 'turnEnd']) {
+    c.id(chat[k], `chat.${k}`);
+    if (chat[k] === undefined || chat[k] >= m.graph.vocab) throw new ManifestError(source, `'chat.${k}' must be a token id below graph.vocab (${m.graph.vocab})`);
+  }
+  for (const k of ['user', 'model', 'separator', 'afterTurn']) c.string(chat[k], `chat.${k}`, { nonEmpty: false });
+  if (chat.bos && m.tokenizer.bosId === undefined) throw new ManifestError(source, "'chat.bos' needs 'tokenizer.bosId'");
+  if (!Array.isArray(m.stop) || !m.stop.length) throw new ManifestError(source, "'stop' must list the token ids that end a reply");
+  m.stop.forEach((id, i) => c.id(id, `stop[${i}]`));
+}
+
 function checkVariants(c, m, source) {
   if (m.variants === undefined && m.kind === 'static') return;
   c.object(m.variants, 'variants');
@@ -127,6 +165,8 @@ function checkVariants(c, m, source) {
     if (!Array.isArray(v.files)) c.object(undefined, `variants.${name}.files`);
     v.files.forEach((f, i) => checkFile(c, f, `variants.${name}.files[${i}]`, source));
     if (v.providers !== undefined) c.object(v.providers, `variants.${name}.providers`);
+    // A generator variant whose cache is kept in another type than the graph's default (fp16 exports).
+    c.oneOf(v.cacheType, `variants.${name}.cacheType`, CACHE_TYPES, { optional: true });
   }
   c.string(m.defaultVariant, 'defaultVariant');
   if (!Object.hasOwn(m.variants, m.defaultVariant)) {
@@ -146,6 +186,14 @@ export function validateManifest(m, source = 'manifest') {
   c.object(m, 'the manifest');
   c.string(m.id, 'id');
   c.oneOf(m.kind, 'kind', KINDS);
+  if (m.kind === 'generator') {
+    c.count(m.maxLength, 'maxLength', MAX_LENGTH_LIMIT);
+    checkTokenizer(c, m.tokenizer, source);
+    checkGeneratorGraph(c, m.graph, source);
+    checkChat(c, m.chat, m, source);
+    checkVariants(c, m, source);
+    return m;
+  }
   c.count(m.dims, 'dims', MAX_DIMS);
   if (m.matryoshkaDims !== undefined) {
     if (!Array.isArray(m.matryoshkaDims)) c.object(undefined, 'matryoshkaDims');
