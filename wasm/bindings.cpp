@@ -504,6 +504,12 @@ class JsCollection {
     });
   }
 
+  // One passage by id (its text, title trail, source, language), or null.
+  val ChunkById(const std::string& id) const {
+    const std::optional<uint32_t> label = c_.Find(id);
+    return label && c_.alive(*label) ? ChunkToJs(c_.chunk(*label)) : val::null();
+  }
+
   val Chunks() const {
     val out = val::array();
     size_t k = 0;
@@ -1137,6 +1143,7 @@ EMSCRIPTEN_BINDINGS(vesper) {
       .function("enableLexicon", &JsCollection::EnableLexicon)
       .function("vectorView", &JsCollection::VectorView)
       .function("chunks", &JsCollection::Chunks)
+      .function("chunkById", &JsCollection::ChunkById)
       .function("name", &JsCollection::Name)
       .function("rename", &JsCollection::Rename)
       .function("size", &JsCollection::Size)

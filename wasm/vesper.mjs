@@ -403,6 +403,10 @@ class Collection {
   chunks() {
     return this.raw.chunks();
   }
+  // One passage by id ({ id, title, text, source, language, ... }), or null.
+  chunk(id) {
+    return this.raw.chunkById(String(id));
+  }
   dispose() {
     this.raw.delete();
   }

@@ -371,8 +371,11 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
     loadPersona(json) {
       this.persona?.dispose();
       this.persona = core.persona(json);
+      // What grounded generation reads (identity, structure, banned words: web/engine/grounded.mjs).
+      this.personaFile = typeof json === 'string' ? JSON.parse(json) : json;
       return this.persona;
     },
+    personaFile: null,
 
     // One turn with the persona over a database. conversation: the state the
     // previous reply returned ({} for a new one). Resolves to the core's reply:

@@ -70,11 +70,11 @@ test('a stop token ends the reply and is not part of it; the budget and the cont
   const short = await g.generate(c.prompt, { maxTokens: 1, stop: [] });
   assert.deepEqual(short.ids, c.greedy.slice(0, 1));
   assert.equal(short.stopped, 'length');
-  // 256 tokens of context: a reply may use what the prompt leaves.
-  const long = Array(250).fill(c.prompt[2]);
+  // 2048 tokens of context: a reply may use what the prompt leaves.
+  const long = Array(2042).fill(c.prompt[2]);
   const bounded = await g.generate(long, { maxTokens: 100, stop: [] });
   assert.equal(bounded.ids.length, 6);
-  await assert.rejects(g.generate(Array(256).fill(5)), /reads at most 256/);
+  await assert.rejects(g.generate(Array(2048).fill(5)), /reads at most 2048/);
   await assert.rejects(g.generate([]), /empty/);
   await g.dispose();
 });

@@ -8,7 +8,8 @@ import { parseArgs, UsageError } from './args.mjs';
 import { loadCore, openEngine } from './core.mjs';
 import { fetchModel } from './fetch.mjs';
 import { loadTokenizer } from '../../web/engine/embedder.mjs';
-import { fileReader, listModels, resolveModel, useModelSpec } from './models.mjs';
+import { fileReader, generatorSpec, listModels, resolveModel, useModelSpec } from './models.mjs';
+import { speak } from '../../web/engine/grounded.mjs';
 import { Progress } from './progress.mjs';
 import { writeFileAtomic, writeFileAtomicStream } from './write.mjs';
 import { writeOnDemand } from './model-parts.mjs';
@@ -30,7 +31,10 @@ const USAGE = `usage: vesper <command> [options]
   search FILE.pack "query"|- [--db NAME] [--model ID|DIR] [-k N] [--threshold T]
          [--mode hybrid|vector|lexical] [--filter KEY:VALUE]... [--json]
   ask FILE.pack "question"|- [--persona FILE] [--session FILE] [--db NAME] [--model ID|DIR] [--threshold T] [--json]
-                                              the persona answers from the pack, citing its passages
+      [--generator ID|DIR [--max-tokens N] [--temperature T] [--seed S]]
+                                              the persona answers from the pack, citing its passages; with a
+                                              generator (e.g. gemma-3-270m-it) it says so in its own words,
+                                              grounded in those passages (its own answer where that fails a check)
   persona FILE.json [--json]                  validate a persona file and describe it
   inspect FILE.pack|DIR [--json]              validate a pack (or every part of a split folder) and describe it
   split FILE.pack --out DIR [--db NAME] [--neighbors N]
@@ -470,10 +474,27 @@ async function answerWithSession(engine, [name, question, threshold], state, ses
   }
 }
 
+// ask --generator: the persona's reply, spoken by a generator over the
+// passages it cites (web/engine/grounded.mjs); the extractive reply where
+// the generated one fails its checks.
+async function spoken(engine, [name, question, threshold], state, options) {
+  const { generator } = await generatorSpec(engine.core, options.generator);
+  try {
+    const settings = {};
+    if (options['max-tokens'] !== undefined) settings.maxTokens = options['max-tokens'];
+    if (options.temperature !== undefined) settings.temperature = options.temperature;
+    if (options.seed !== undefined) settings.seed = options.seed;
+    return await speak({ engine, generator, name, question, conversation: state, threshold, options: settings });
+  } finally {
+    await generator.dispose();
+  }
+}
+
 // One turn of a conversation with the persona; --session keeps the state between calls.
 async function ask(argv) {
   const { options, positionals } = parseArgs(argv, {
     db: 'string', model: 'string', persona: 'string', session: 'string', threshold: 'number', json: 'boolean',
+    generator: 'string', 'max-tokens': 'number', temperature: 'number', seed: 'number',
   });
   const [path, questionArg] = positionals;
   const question = questionArg === undefined ? undefined : textArg(questionArg);
@@ -491,7 +512,9 @@ async function ask(argv) {
       throw new Error(`${options.session} is not a vesper session file (JSON); delete it to start a new conversation`);
     }
   }
-  const reply = await answerWithSession(engine, [name, question, threshold], state, options.session);
+  const reply = options.generator
+    ? await spoken(engine, [name, question, threshold], state, options)
+    : await answerWithSession(engine, [name, question, threshold], state, options.session);
   if (options.session) {
     writeFileAtomic(options.session, JSON.stringify({ persona: persona.id, state: reply.state }, null, 1) + '\n');
   }
@@ -500,8 +523,10 @@ async function ask(argv) {
     process.stdout.write(JSON.stringify({
       answer: reply.answer, language: reply.language, kind: reply.kind, citations, declined: reply.declined,
       in_role: reply.inRole, disclaimer: reply.disclaimer, passage_languages: reply.passageLanguages || null,
+      ...(options.generator ? { generator: reply.generator, generated: reply.generated, fallback: reply.fallback, stopped: reply.stopped } : {}),
     }) + '\n');
   } else {
+    if (reply.fallback && reply.stopped) warn(`the generated answer was not kept (${reply.fallback}): the persona's own answer follows`);
     process.stdout.write(`${printable(reply.answer)}\n`);
     if (citations.length) {
       process.stdout.write('\n');

@@ -13,7 +13,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { VesperError } from '../../web/engine/errors.mjs';
 import { parseManifest } from '../../web/engine/manifest.mjs';
-import { loadModel, modelFileReader } from '../../web/engine/model.mjs';
+import { loadGenerator, loadModel, modelFileReader } from '../../web/engine/model.mjs';
 import { repoRoot } from './core.mjs';
 
 export function modelSearchPath() {
@@ -163,6 +163,11 @@ async function withSpec(spec, options, load) {
 // engine.useModel() for a spec (the CLI).
 export function useModelSpec(engine, spec, options = {}) {
   return withSpec(spec, options, (dir, o) => engine.useModel(dir, o));
+}
+
+// A generator for a spec (id or folder) on a core of the caller's.
+export function generatorSpec(core, spec, options = {}) {
+  return withSpec(spec, options, (dir, o) => loadGenerator({ core, model: dir, variant: o.variant, files: o.files }));
 }
 
 // An embedder for a spec on a core of the caller's (the evaluation tools).

@@ -38,7 +38,6 @@ TOKENIZER = ROOT / "models/test/tokenizer.model"
 
 D, HEADS, KV_HEADS, HEAD_DIM, LAYERS, FF = 64, 4, 1, 16, 2, 128
 ROPE_THETA = 10000.0
-CONTEXT = 256
 # The embeddings' spread: scaled by sqrt(D) they enter at about unit size, as
 # large as what attention and the MLP add, so the next token depends on the
 # context (larger ones let a token's own row win every step: greedy repeats one

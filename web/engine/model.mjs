@@ -9,6 +9,7 @@
 import { createBrowserEmbedder, urlReader } from './backend.mjs';
 import { cachedReader } from './download.mjs';
 import { VesperError } from './errors.mjs';
+import { createGenerator } from './generator.mjs';
 import { parseManifest } from './manifest.mjs';
 
 const here = new URL('../', import.meta.url);  // web/: the site's root
@@ -91,13 +92,7 @@ export function modelFileReader(bases, manifestId, onBytes = null) {
 // onSwitch(chosen) if WebGPU fails later and WASM takes over. Throws a
 // VesperError when the model cannot be loaded.
 export async function loadModel({ core, model, files = [], cached = false, variant = null, dims = null, preferWebGPU = true, onProgress = null, onSwitch = null }) {
-  const base = await folderUrl(model);
-  const bases = [base, ...(await Promise.all(files.map(folderUrl)))];
-  const manifest = await readManifest(base);
-  const onBytes = (p) => onProgress?.({ stage: 'download', label: `${manifest.id}: ${p.path.split('/').pop()}`, done: p.done, total: p.total });
-  const fromFolders = modelFileReader(bases, manifest.id, onBytes);
-  const fromCache = cached ? cachedReader(manifest, variant ?? manifest.defaultVariant) : null;
-  const readFile = fromCache ? (path) => fromCache(path).catch((err) => (err.code === 'not_found' ? fromFolders(path) : Promise.reject(err))) : fromFolders;
+  const { base, bases, manifest, readFile } = await modelFolder({ model, files, cached, variant, onProgress });
   const { ort, cpu } = manifest.kind === 'static' ? { ort: null, cpu: 'wasm' } : await loadOrt(preferWebGPU && !inNode);
   // onnxruntime-node maps a model file from disk itself (weights can be GBs).
   const resolvePath = cpu === 'cpu' ? await filePathResolver(bases, manifest.id) : null;
@@ -105,6 +100,31 @@ export async function loadModel({ core, model, files = [], cached = false, varia
     core, ort, manifest, readFile, variant, dims, preferWebGPU: preferWebGPU && !inNode, cpuProvider: cpu, resolvePath, onSwitch,
   });
   return { ...chosen, manifest, folder: base };
+}
+
+// A model folder's manifest and the reader of its files: its folders in
+// turn, or first the browser's Cache Storage where it was downloaded there.
+async function modelFolder({ model, files, cached, variant, onProgress }) {
+  const base = await folderUrl(model);
+  const bases = [base, ...(await Promise.all(files.map(folderUrl)))];
+  const manifest = await readManifest(base);
+  const onBytes = (p) => onProgress?.({ stage: 'download', label: `${manifest.id}: ${p.path.split('/').pop()}`, done: p.done, total: p.total });
+  const fromFolders = modelFileReader(bases, manifest.id, onBytes);
+  const fromCache = cached ? cachedReader(manifest, variant ?? manifest.defaultVariant) : null;
+  const readFile = fromCache ? (path) => fromCache(path).catch((err) => (err.code === 'not_found' ? fromFolders(path) : Promise.reject(err))) : fromFolders;
+  return { base, bases, manifest, readFile };
+}
+
+// A generator (web/engine/generator.mjs) from a model folder, its files read
+// as loadModel reads an embedding model's. Runs on ONNX Runtime's CPU
+// provider (Node) or WASM (browser). Resolves to { generator, manifest, folder, backend }.
+export async function loadGenerator({ core, model, files = [], cached = false, variant = null, onProgress = null }) {
+  const { base, bases, manifest, readFile } = await modelFolder({ model, files, cached, variant, onProgress });
+  if (manifest.kind !== 'generator') throw new VesperError('invalid_argument', `${manifest.id} is an embedding model, not a generator`);
+  const { ort, cpu } = await loadOrt(false);
+  const resolvePath = cpu === 'cpu' ? await filePathResolver(bases, manifest.id) : null;
+  const generator = await createGenerator({ core, ort, manifest, readFile, executionProviders: [cpu], variant, resolvePath });
+  return { generator, manifest, folder: base, backend: cpu };
 }
 
 // For onnxruntime-node: a manifest path -> a file path, checked and looked
