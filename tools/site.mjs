@@ -25,7 +25,7 @@ export function buildSite(out = join(repoRoot, 'build/site')) {
     cpSync(join(ortDist, f), join(out, 'ort', f));
   }
   const models = join(out, 'models');
-  for (const m of ['test', 'default', 'embeddinggemma-300m', 'multilingual-e5-small']) {
+  for (const m of ['test', 'default', 'embeddinggemma-300m', 'multilingual-e5-small', 'gemma-3-270m-it', 'gemma-3-1b-it']) {
     const src = join(repoRoot, 'models', m);
     if (existsSync(src)) cpSync(src, join(models, m), { recursive: true, filter: (p) => !p.endsWith('.part') });
     // Its downloaded and built files (tools/cli/models.mjs), beside its manifest.
@@ -115,8 +115,8 @@ function writeServiceWorker(out, config) {
   const roots = ['index.html', 'styles.css', 'config.json', 'vesper-engine.mjs', 'app', 'engine', 'wasm', 'kb'];
   if (config.defaultPack) roots.push(config.defaultPack);
   roots.push(...pageModelFiles(out, config, { offline: true }));
-  // The model picker's manifests (their files are downloaded on demand, into web/engine/download.mjs's cache).
-  for (const m of config.models ?? []) roots.push(`${m.folder.replace(/\/?$/, '/')}manifest.json`);
+  // The model picker's and the generator's manifests (their files are downloaded on demand, into web/engine/download.mjs's cache).
+  for (const m of [...(config.models ?? []), ...(config.generator ? [config.generator] : [])]) roots.push(`${m.folder.replace(/\/?$/, '/')}manifest.json`);
   const files = [...new Set(roots)].flatMap((r) => (statSync(join(out, r)).isDirectory() ? filesUnder(join(out, r)) : [join(out, r)]));
   const hash = createHash('sha256');
   for (const f of files) hash.update(relative(out, f)).update(readFileSync(f));

@@ -57,3 +57,14 @@ test('an untrusted WebGPU result falls back to WASM and says why', { timeout: 24
   assert.equal(r.chosen.backend, 'wasm');
   assert.match(r.chosen.reason, /WebGPU output disagrees with WASM on the probe text \(cosine (0\.99|1\.00)\d+ < 1\.5\): using WASM/);
 });
+
+test('tiny-gemma-it: greedy tokens over the key/value cache equal torch\'s on WASM and on WebGPU (SwiftShader)', { timeout: 240_000 }, async (t) => {
+  const r = await page.evaluate(() => window.runGenerator());
+  assert.ok(!r.error, r.error);
+  const torch = r.reference.conversations.map((c) => c.greedy);
+  assert.deepEqual(r.wasm, torch, 'WASM');
+  assert.deepEqual(r.webgpu, torch, 'WebGPU');
+  assert.ok(r.gate.ok, `the logits gate: difference ${r.gate.diff} of scale ${r.gate.scale}`);
+  t.diagnostic(`tokens/s: WASM ${r.wasmTokensPerSecond.toFixed(1)}, WebGPU (SwiftShader) ${r.webgpuTokensPerSecond.toFixed(1)}; gate difference ${r.gate.diff.toExponential(2)}`);
+  assert.deepEqual(errors, []);
+});

@@ -6,15 +6,21 @@
 // stop tokens, the token budget, the context length, cancellation, seeded
 // sampling, streamed text, and a graph that is not what its manifest says.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { before, test } from 'node:test';
 import * as ortWeb from 'onnxruntime-web';
 import ortNode from 'onnxruntime-node';
 import { createEmbedder } from '../../web/engine/embedder.mjs';
 import { argmax, createGenerator, sampleToken, seededRandom } from '../../web/engine/generator.mjs';
 import { validateManifest } from '../../web/engine/manifest.mjs';
-import { fileReader, resolveModel } from '../../tools/cli/models.mjs';
+import { compareLogits } from '../../web/engine/model.mjs';
+import { fileReader, generatorSpec, resolveModel } from '../../tools/cli/models.mjs';
 import { loadCore, root } from './helpers.mjs';
 
 const MODEL = 'tiny-gemma-it';
@@ -160,5 +166,41 @@ test("Gemma 3's manifests: the template's control tokens are the Gemma 3 tokeniz
     assert.equal(m.tokenizer.eosId, id('<eos>'));
     assert.deepEqual(m.stop, [id('<end_of_turn>'), id('<eos>')]);
     assert.equal(m.graph.vocab, Object.keys(json.model.vocab).length);
+  }
+});
+
+test('the logits gate: the same next token and every logit within 1% of the largest', () => {
+  const wasm = Float32Array.from([1, 5, -2, 3]);
+  assert.equal(compareLogits(Float32Array.from([1.01, 5.02, -2, 3]), wasm).ok, true);
+  assert.match(compareLogits(Float32Array.from([1, 5, -2, 5.5]), wasm).why, /next token 3 against 1/);
+  assert.match(compareLogits(Float32Array.from([1, 5, -2, 3.3]), wasm).why, /largest difference 0\.3/);
+  assert.match(compareLogits(Float32Array.from([NaN, 5, -2, 3]), wasm).why, /not finite/);
+  assert.match(compareLogits(Float32Array.from([1, 5]), wasm).why, /2 logits against 4/);
+});
+
+test('fetch-model downloads a generator from a hub in the ONNX repository layout, and ask speaks with it', async () => {
+  const model = readFileSync(join(root, 'models/test', MODEL, 'model.onnx'));
+  const sha = createHash('sha256').update(model).digest('hex');
+  const server = createServer((req, res) => (req.url === '/org/tiny-it-ONNX/resolve/main/onnx/model_q4.onnx'
+    ? res.writeHead(200, { 'content-length': model.length }).end(model) : res.writeHead(404).end()));
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  try {
+    const dir = mkdtempSync(join(tmpdir(), 'vesper-generator-'));
+    const m = structuredClone(resolveModel(MODEL).manifest);
+    m.tokenizer.file = 'tokenizer.model';
+    m.defaultVariant = 'q4';
+    m.variants = { q4: { files: [{ path: 'onnx/model_q4.onnx', url: `http://127.0.0.1:${server.address().port}/org/tiny-it-ONNX/resolve/main/onnx/model_q4.onnx`, sha256: sha }] } };
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify(m));
+    copyFileSync(join(root, 'models/test/tokenizer.model'), join(dir, 'tokenizer.model'));
+    const vesper = (args) => promisify(execFile)(join(root, 'tools/vesper'), args, { maxBuffer: 64 << 20 });
+    const fetched = await vesper(['fetch-model', dir]);
+    assert.match(fetched.stderr, new RegExp(`onnx/model_q4.onnx: downloaded, sha256 ${sha}`));
+    const g = await generatorSpec(core, dir);
+    assert.equal(g.backend, 'cpu');
+    const c = reference.conversations[0];
+    assert.deepEqual((await g.generator.generate(c.prompt, { maxTokens: 4, stop: [] })).ids, c.greedy.slice(0, 4));
+    await g.generator.dispose();
+  } finally {
+    server.close();
   }
 });

@@ -5,6 +5,7 @@ import { createEngine } from '../vesper-engine.mjs';
 import { NO_META_TEXT, citationLabel, metaTextOf } from '../engine/kb.mjs';
 import { drawComparison } from './embedding-view.mjs';
 import { modelPicker, readCatalogue, restoreChoice } from './models.mjs';
+import { speakControl } from './speak.mjs';
 import { friendlyStorageError, storage } from './storage.mjs';
 import { answerNodes, el, formatBytes, formatDate, highlighted } from './render.mjs';
 
@@ -14,7 +15,7 @@ const NEAR_MISSES = 5;
 // The best passages a reader is shown, in ranked order, among those that
 // reach the slider (the search fetches more, so the slider only re-filters).
 const SHOWN_RESULTS = 5;
-const state = { ready: false, metaText: NO_META_TEXT, engine: null, last: null, meta: new Map(), damaged: new Map(), storing: null, thresholdTouched: false, conversation: {} };
+const state = { ready: false, metaText: NO_META_TEXT, engine: null, last: null, meta: new Map(), damaged: new Map(), storing: null, thresholdTouched: false, conversation: {}, speaker: null };
 
 function setStatus(text, fraction = null) {
   $('status-text').textContent = text;
@@ -306,24 +307,33 @@ async function ask(ev) {
   if (!question.trim() || !db) return;
   addChat('user', question);
   $('chat-input').value = '';
+  let li = null, reply = null;
   try {
-    const reply = await state.engine.ask(db, question, { conversation: state.conversation });
+    reply = await state.engine.ask(db, question, { conversation: state.conversation });
     state.conversation = reply.state;
-    // [n] markers become links to the cited passages: hovering names the
-    // passage, clicking shows it under the answer.
-    const link = (c, text) => el('a', { href: `#chunk-${encodeURIComponent(c.id)}`, className: 'cite', title: citationLabel(c), dataset: { db, id: c.id } }, text);
-    const sources = reply.citations.map((c) => el('li', {}, link(c, `[${c.n}] ${citationLabel(c)}`)));
-    const li = addChat('persona', [
-      el('div', { className: 'answer', lang: reply.language }, answerNodes(reply.answer, reply.citations, link)),
-      sources.length ? el('ol', { className: 'sources' }, sources) : null,
-      el('blockquote', { className: 'passage', hidden: true }),
-    ], reply.kind);
+    li = addChat('persona', replyNodes(db, reply), reply.kind);
     li.dataset.kind = reply.kind;
     li.dataset.language = reply.language;
     li.dataset.inRole = String(reply.inRole);
   } catch (err) {
     addChat('persona', err.message, 'error');
+    return;
   }
+  // With the persona's voice on, the model speaks the answer just shown.
+  await state.speaker?.speak(li, { db, question, reply });
+}
+
+// An answer's text with its [n] markers as links to the cited passages
+// (hovering names the passage, clicking shows it under the answer), the
+// list of sources, and the place a clicked passage opens.
+function replyNodes(db, reply) {
+  const link = (c, text) => el('a', { href: `#chunk-${encodeURIComponent(c.id)}`, className: 'cite', title: citationLabel(c), dataset: { db, id: c.id } }, text);
+  const sources = reply.citations.map((c) => el('li', {}, link(c, `[${c.n}] ${citationLabel(c)}`)));
+  return [
+    el('div', { className: 'answer', lang: reply.language }, answerNodes(reply.answer, reply.citations, link)),
+    sources.length ? el('ol', { className: 'sources' }, sources) : null,
+    el('blockquote', { className: 'passage', hidden: true }),
+  ];
 }
 
 // The default knowledge base's files as documents, named as the CLI names them.
@@ -468,6 +478,12 @@ async function main() {
       personaFailed = true;
       $('persona-line').textContent = `The persona could not be loaded (${err.message}).`;
     }
+  }
+  // The persona's opt-in voice (config "generator"), once the persona answers.
+  if (!personaFailed) {
+    speakControl({ engine: e, config, hooks: { render: (li, reply, db) => li.replaceChildren(...replyNodes(db, reply)) } })
+      .then((speaker) => { state.speaker = speaker; })
+      .catch(() => {});
   }
   modelPicker({
     engine: e, catalogue,

@@ -17,7 +17,8 @@ function cosine(a, b) {
   return dot / Math.sqrt(na * nb);
 }
 
-async function hasWebGPU() {
+// The browser's WebGPU adapter ({ vendor, architecture, fallback }), or null.
+export async function hasWebGPU() {
   if (typeof navigator === 'undefined' || !navigator.gpu) return null;
   try {
     const adapter = await navigator.gpu.requestAdapter();

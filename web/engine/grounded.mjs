@@ -74,12 +74,18 @@ export function checkGenerated(text, { passages, language, usesBannedWord, detec
 
 // One turn: the extractive reply, then, where it answers, the generator's
 // over its cited passages. Resolves to the extractive reply's fields plus
-// { generated, generator, fallback, stopped }; `answer` is the generated text
+// { generated, generator, fallback, stopped, tokens, seconds }; `answer` is the generated text
 // (after the persona's one-time disclaimer, as in the extractive reply) or
 // the extractive answer. onText streams the generation as it comes (a
 // fallback replaces what was streamed: `generated` says which was kept).
-export async function speak({ engine, generator, name, question, conversation = {}, threshold = null, options = {}, onText = null, signal = null }) {
+export async function speak({ engine, name, question, conversation = {}, threshold = null, ...rest }) {
   const reply = await engine.ask(name, question, { conversation, threshold });
+  return speakReply({ engine, name, question, reply, ...rest });
+}
+
+// The same for an extractive reply already given (the page shows it while
+// the generator speaks).
+export async function speakReply({ engine, generator, name, question, reply, options = {}, onText = null, signal = null }) {
   const base = { ...reply, generated: false, generator: generator.info.id, fallback: null, stopped: null };
   if (reply.kind !== 'answer' || !reply.citations.length) return { ...base, fallback: `not generated: the persona's reply is '${reply.kind}'` };
   const db = engine.require(name);
@@ -99,9 +105,10 @@ export async function speak({ engine, generator, name, question, conversation = 
     passages: passages.length, language: reply.language,
     usesBannedWord: (t) => engine.persona.usesBannedWord(t), detectLanguage: (t) => engine.core.detectLanguage(t),
   });
-  if (!check.ok) return { ...base, fallback: check.reason, stopped: out.stopped };
+  const speed = { tokens: out.ids.length, seconds: out.seconds };
+  if (!check.ok) return { ...base, ...speed, fallback: check.reason, stopped: out.stopped };
   const disclaimer = reply.disclaimer ? inLanguage(engine.personaFile.disclaimer, reply.language) : '';
   const answer = disclaimer ? `${disclaimer}\n\n${check.text}` : check.text;
   const citations = reply.citations.filter((_, i) => check.cited.includes(i + 1));
-  return { ...base, answer, citations, generated: true, stopped: out.stopped };
+  return { ...base, ...speed, answer, citations, generated: true, stopped: out.stopped };
 }

@@ -6,7 +6,7 @@
 // (WebGPU after a probe, else WASM in a browser; the native CPU one in Node).
 //
 //   const { embedder, backend, reason } = await loadModel({ core, model: 'models/default/' });
-import { createBrowserEmbedder, urlReader } from './backend.mjs';
+import { createBrowserEmbedder, hasWebGPU, urlReader } from './backend.mjs';
 import { cachedReader } from './download.mjs';
 import { VesperError } from './errors.mjs';
 import { createGenerator } from './generator.mjs';
@@ -118,13 +118,63 @@ async function modelFolder({ model, files, cached, variant, onProgress }) {
 // A generator (web/engine/generator.mjs) from a model folder, its files read
 // as loadModel reads an embedding model's. Runs on ONNX Runtime's CPU
 // provider (Node) or WASM (browser). Resolves to { generator, manifest, folder, backend }.
-export async function loadGenerator({ core, model, files = [], cached = false, variant = null, onProgress = null }) {
+export async function loadGenerator({ core, model, files = [], cached = false, variant = null, preferWebGPU = true, onProgress = null }) {
   const { base, bases, manifest, readFile } = await modelFolder({ model, files, cached, variant, onProgress });
   if (manifest.kind !== 'generator') throw new VesperError('invalid_argument', `${manifest.id} is an embedding model, not a generator`);
-  const { ort, cpu } = await loadOrt(false);
+  const { ort, cpu } = await loadOrt(preferWebGPU && !inNode);
   const resolvePath = cpu === 'cpu' ? await filePathResolver(bases, manifest.id) : null;
-  const generator = await createGenerator({ core, ort, manifest, readFile, executionProviders: [cpu], variant, resolvePath });
-  return { generator, manifest, folder: base, backend: cpu };
+  const chosen = await chooseGeneratorBackend({ core, ort, manifest, readFile, variant, cpu, resolvePath, preferWebGPU: preferWebGPU && !inNode });
+  return { ...chosen, manifest, folder: base };
+}
+
+// WebGPU runs a generator only once its logits for a probe prompt agree with
+// WASM's (the same next token, and every logit within GATE_LOGIT_DIFF of
+// the best one's scale): fp16 exports have produced garbage there.
+const GATE_PROMPT = [{ role: 'user', text: 'vesper probe: what is gradient descent? 梯度下降。 Descida do gradiente.' }];
+const GATE_RELATIVE_DIFF = 1e-2;
+
+async function chooseGeneratorBackend({ core, ort, manifest, readFile, variant, cpu, resolvePath, preferWebGPU }) {
+  const make = (ep) => createGenerator({ core, ort, manifest, readFile, executionProviders: [ep], variant, resolvePath: ep === 'cpu' ? resolvePath : null });
+  const fallback = await make(cpu);
+  const v = manifest.variants[variant ?? manifest.defaultVariant];
+  let reason = cpu === 'cpu' ? "run by ONNX Runtime's native CPU provider" : 'WebGPU not requested';
+  if (preferWebGPU && !(await hasWebGPU())) reason = 'this browser has no WebGPU adapter';
+  else if (preferWebGPU && v?.providers?.webgpu?.ok === false) reason = `WebGPU disabled for this variant: ${v.providers.webgpu.why}`;
+  else if (preferWebGPU) {
+    let gpu = null;
+    try {
+      gpu = await make('webgpu');
+      const prompt = fallback.chatPrompt(GATE_PROMPT);
+      const [a, b] = await Promise.all([gpu.nextLogits(prompt), fallback.nextLogits(prompt)]);
+      const gate = compareLogits(a, b);
+      if (gate.ok) {
+        await fallback.dispose();
+        return { generator: gpu, backend: 'webgpu', reason: `WebGPU logits match WASM (largest difference ${gate.diff.toPrecision(3)} of scale ${gate.scale.toPrecision(3)})`, gate };
+      }
+      reason = `WebGPU logits disagree with WASM (${gate.why}): using WASM`;
+      await gpu.dispose();
+    } catch (err) {
+      reason = `WebGPU failed (${err.message}): using WASM`;
+      await gpu?.dispose();
+    }
+  }
+  return { generator: fallback, backend: cpu, reason, gate: null };
+}
+
+// The correctness gate's comparison of two providers' next-token logits.
+export function compareLogits(a, b) {
+  if (a.length !== b.length) return { ok: false, why: `${a.length} logits against ${b.length}`, diff: Infinity, scale: 0 };
+  let diff = 0, scale = 0, bestA = 0, bestB = 0;
+  for (let i = 0; i < a.length; i++) {
+    if (!Number.isFinite(a[i])) return { ok: false, why: 'a logit is not finite', diff: Infinity, scale: 0 };
+    diff = Math.max(diff, Math.abs(a[i] - b[i]));
+    scale = Math.max(scale, Math.abs(b[i]));
+    if (a[i] > a[bestA]) bestA = i;
+    if (b[i] > b[bestB]) bestB = i;
+  }
+  if (bestA !== bestB) return { ok: false, why: `next token ${bestA} against ${bestB}`, diff, scale };
+  const ok = diff <= GATE_RELATIVE_DIFF * Math.max(scale, 1);
+  return { ok, why: ok ? null : `largest difference ${diff.toPrecision(3)}`, diff, scale };
 }
 
 // For onnxruntime-node: a manifest path -> a file path, checked and looked

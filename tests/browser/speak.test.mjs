@@ -1,0 +1,99 @@
+// The persona's opt-in voice on the page (web/app/speak.mjs), with the tiny
+// test generator served as the site's generator: the control, loading it on
+// WASM and (SwiftShader) WebGPU behind the logits gate, an answer shown at
+// once and then spoken, streamed with a stop button; the tiny model's words
+// cite nothing, so the extractive answer stays and the page says why; a
+// stopped generation. Screenshots go to build/test-artifacts.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { artifacts, CHROMIUM_ARGS, launch, site, startServer, urlOf, watchConsole } from './helpers.mjs';
+
+let server;
+before(async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'vesper-speak-'));
+  const config = JSON.parse(readFileSync(join(site(), 'config.json'), 'utf8'));
+  // A short reply: SwiftShader's WebGPU runs the tiny model at a few tokens a second.
+  config.generator = { folder: 'models/test/tiny-gemma-it/', maxTokens: 40 };
+  writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
+  server = await startServer(0, [['/config.json', join(dir, 'config.json')]]);
+});
+after(() => server?.close());
+
+async function openPage(browser) {
+  const page = await browser.newPage({ viewport: { width: 1200, height: 1400 } });
+  const errors = watchConsole(page);
+  await page.goto(urlOf(server, '/'));
+  await page.waitForSelector('body[data-ready=true]', { timeout: 60_000 });
+  await page.waitForSelector('#speak-row:not([hidden])');
+  return { page, errors };
+}
+
+async function ask(page, question) {
+  const n = await page.$$eval('#chat-log li.persona', (l) => l.length);
+  await page.fill('#chat-input', question);
+  await page.press('#chat-input', 'Enter');
+  await page.waitForFunction((k) => document.querySelectorAll('#chat-log li.persona').length > k, n);
+  return '#chat-log li.persona:last-child';
+}
+
+const turnOn = async (page) => {
+  await page.check('#speak-toggle');
+  await page.waitForFunction(() => /speaks with|could not be loaded/.test(document.getElementById('speak-status').textContent), null, { timeout: 60_000 });
+  return page.textContent('#speak-status');
+};
+
+test('the persona speaks on WASM: the answer at once, the model streamed, its words not kept without a citation, a stop', { timeout: 180_000 }, async () => {
+  const browser = await launch({ args: CHROMIUM_ARGS.filter((a) => a !== '--enable-unsafe-webgpu') });
+  const { page, errors } = await openPage(browser);
+  assert.match(await page.textContent('#speak-label'), /Tiny Gemma-3-like test generator \(runs on this device\)/);
+  // Off: answers are the persona's own, nothing is spoken.
+  const plain = await ask(page, 'Why did Tesla bet on cameras instead of LiDAR?');
+  assert.equal(await page.$eval(plain, (li) => li.dataset.generated ?? null), null);
+  const status = await turnOn(page);
+  assert.match(status, /speaks with Tiny Gemma-3-like test generator \(wasm: /);
+  const li = await ask(page, 'Why did Tesla bet on cameras instead of LiDAR?');
+  const extractive = await page.textContent(`${li} .answer`);
+  assert.match(extractive, /camera/i, 'the extractive answer is shown while the model speaks');
+  await page.waitForFunction((sel) => document.querySelector(sel).dataset.generated !== undefined, li, { timeout: 120_000 });
+  const done = await page.$eval(li, (x) => ({ ...x.dataset, note: x.querySelector('.speak-note')?.textContent, answer: x.querySelector('.answer').textContent }));
+  assert.equal(done.generated, 'false');
+  assert.match(done.note, /not kept \(no citation of the given passages\)/);
+  assert.equal(done.answer, extractive, 'the extractive answer stays');
+  assert.ok(Number(done.tokensPerSecond) > 0);
+  console.log(`tiny generator on WASM: ${done.tokensPerSecond} tokens/s`);
+  await page.screenshot({ path: join(artifacts, 'speak-wasm.png'), fullPage: true });
+
+  // Stopped as it speaks (the button pressed as soon as it shows): what it said so far is checked as any reply.
+  await page.evaluate(() => {
+    const watch = new MutationObserver(() => {
+      const stop = document.querySelector('#chat-log .speak-stop');
+      if (stop) stop.click(), watch.disconnect();
+    });
+    watch.observe(document.getElementById('chat-log'), { childList: true, subtree: true });
+  });
+  const stopped = await ask(page, 'How do I start learning deep learning?');
+  await page.waitForFunction((sel) => document.querySelector(sel).dataset.generated !== undefined, stopped, { timeout: 60_000 });
+  assert.equal(await page.$eval(stopped, (x) => x.dataset.stopped), 'cancelled');
+  // Out of scope: declined, nothing spoken.
+  const declined = await ask(page, "What's a good recipe for lasagna?");
+  assert.equal(await page.$eval(declined, (x) => x.dataset.generated ?? null), null);
+  assert.deepEqual(errors, []);
+  await browser.close();
+});
+
+test('on WebGPU (SwiftShader) the generator runs only after its logits match WASM\'s', { timeout: 180_000 }, async () => {
+  const browser = await launch();
+  const { page, errors } = await openPage(browser);
+  const status = await turnOn(page);
+  assert.match(status, /\(webgpu: WebGPU logits match WASM \(largest difference /);
+  const li = await ask(page, 'Why did Tesla bet on cameras instead of LiDAR?');
+  await page.waitForFunction((sel) => document.querySelector(sel).dataset.generated !== undefined, li, { timeout: 150_000 });
+  assert.equal(await page.$eval(li, (x) => x.dataset.stopped), 'length');
+  const tps = await page.$eval(li, (x) => x.dataset.tokensPerSecond);
+  console.log(`tiny generator on WebGPU (SwiftShader): ${tps} tokens/s`);
+  assert.deepEqual(errors, []);
+  await browser.close();
+});
