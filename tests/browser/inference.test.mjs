@@ -65,6 +65,8 @@ test('tiny-gemma-it: greedy tokens over the key/value cache equal torch\'s on WA
   assert.deepEqual(r.wasm, torch, 'WASM');
   assert.deepEqual(r.webgpu, torch, 'WebGPU');
   assert.ok(r.gate.ok, `the logits gate: difference ${r.gate.diff} of scale ${r.gate.scale}`);
+  assert.equal(r.chosen.backend, 'webgpu', r.chosen.reason);
+  assert.match(r.chosen.reason, /^WebGPU logits match WASM \(largest difference /);
   t.diagnostic(`tokens/s: WASM ${r.wasmTokensPerSecond.toFixed(1)}, WebGPU (SwiftShader) ${r.webgpuTokensPerSecond.toFixed(1)}; gate difference ${r.gate.diff.toExponential(2)}`);
   assert.deepEqual(errors, []);
 });

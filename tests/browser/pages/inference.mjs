@@ -5,7 +5,7 @@ import * as ort from '/ort/ort.webgpu.min.mjs';
 import { createEmbedder } from '/engine/embedder.mjs';
 import { createBrowserEmbedder, urlReader } from '/engine/backend.mjs';
 import { createGenerator } from '/engine/generator.mjs';
-import { compareLogits } from '/engine/model.mjs';
+import { compareLogits, loadGenerator } from '/engine/model.mjs';
 
 ort.env.logLevel = 'error';
 ort.env.wasm.numThreads = 1;
@@ -62,6 +62,10 @@ async function runGenerator() {
   }
   const gate = compareLogits(firsts.webgpu, firsts.wasm);
   out.gate = { ok: gate.ok, diff: gate.diff, scale: gate.scale };
+  // What the page's loader chooses, behind the same gate.
+  const chosen = await loadGenerator({ core, model: base });
+  out.chosen = { backend: chosen.backend, reason: chosen.reason };
+  await chosen.generator.dispose();
   return out;
 }
 
