@@ -9,7 +9,7 @@ import { loadCore, openEngine } from './core.mjs';
 import { fetchModel } from './fetch.mjs';
 import { loadTokenizer } from '../../web/engine/embedder.mjs';
 import { fileReader, generatorSpec, listModels, resolveModel, useModelSpec } from './models.mjs';
-import { speak } from '../../web/engine/grounded.mjs';
+import { GENERATED_DEFAULTS, speak } from '../../web/engine/grounded.mjs';
 import { Progress } from './progress.mjs';
 import { writeFileAtomic, writeFileAtomicStream } from './write.mjs';
 import { writeOnDemand } from './model-parts.mjs';
@@ -484,7 +484,14 @@ async function spoken(engine, [name, question, threshold], state, options) {
     if (options['max-tokens'] !== undefined) settings.maxTokens = options['max-tokens'];
     if (options.temperature !== undefined) settings.temperature = options.temperature;
     if (options.seed !== undefined) settings.seed = options.seed;
-    return await speak({ engine, generator, name, question, conversation: state, threshold, options: settings });
+    const budget = settings.maxTokens ?? GENERATED_DEFAULTS.maxTokens;
+    const progress = new Progress(`speaking with ${generator.info.id}`, budget);
+    let tokens = 0;
+    const reply = await speak({
+      engine, generator, name, question, conversation: state, threshold, options: settings, onToken: () => progress.update(++tokens, `${tokens} tokens`),
+    });
+    if (reply.stopped) progress.done(`${reply.tokens} tokens, ${(reply.tokens / Math.max(reply.seconds, 1e-9)).toFixed(1)} tokens/s${reply.generated ? '' : ', not kept'}`);
+    return reply;
   } finally {
     await generator.dispose();
   }

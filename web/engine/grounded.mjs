@@ -77,7 +77,8 @@ export function checkGenerated(text, { passages, language, usesBannedWord, detec
 // { generated, generator, fallback, stopped, tokens, seconds }; `answer` is the generated text
 // (after the persona's one-time disclaimer, as in the extractive reply) or
 // the extractive answer. onText streams the generation as it comes (a
-// fallback replaces what was streamed: `generated` says which was kept).
+// fallback replaces what was streamed: `generated` says which was kept);
+// onToken(id) hears each token.
 export async function speak({ engine, name, question, conversation = {}, threshold = null, ...rest }) {
   const reply = await engine.ask(name, question, { conversation, threshold });
   return speakReply({ engine, name, question, reply, ...rest });
@@ -85,7 +86,7 @@ export async function speak({ engine, name, question, conversation = {}, thresho
 
 // The same for an extractive reply already given (the page shows it while
 // the generator speaks).
-export async function speakReply({ engine, generator, name, question, reply, options = {}, onText = null, signal = null }) {
+export async function speakReply({ engine, generator, name, question, reply, options = {}, onText = null, onToken = null, signal = null }) {
   const base = { ...reply, generated: false, generator: generator.info.id, fallback: null, stopped: null };
   if (reply.kind !== 'answer' || !reply.citations.length) return { ...base, fallback: `not generated: the persona's reply is '${reply.kind}'` };
   const db = engine.require(name);
@@ -100,7 +101,7 @@ export async function speakReply({ engine, generator, name, question, reply, opt
     passages.pop();
   }
   if (!passages.length) return { ...base, fallback: `the passages do not fit ${generator.info.id}'s context of ${generator.info.contextLength} tokens` };
-  const out = await generator.generate(prompt, { ...settings, signal, onText });
+  const out = await generator.generate(prompt, { ...settings, signal, onText, onToken });
   const check = checkGenerated(out.text, {
     passages: passages.length, language: reply.language,
     usesBannedWord: (t) => engine.persona.usesBannedWord(t), detectLanguage: (t) => engine.core.detectLanguage(t),
