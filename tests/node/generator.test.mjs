@@ -19,7 +19,7 @@ import ortNode from 'onnxruntime-node';
 import { createEmbedder } from '../../web/engine/embedder.mjs';
 import { argmax, createGenerator, sampleToken, seededRandom } from '../../web/engine/generator.mjs';
 import { validateManifest } from '../../web/engine/manifest.mjs';
-import { compareLogits } from '../../web/engine/model.mjs';
+import { compareLogits, generatorFailover } from '../../web/engine/model.mjs';
 import { fileReader, generatorSpec, resolveModel } from '../../tools/cli/models.mjs';
 import { loadCore, root } from './helpers.mjs';
 
@@ -203,4 +203,32 @@ test('fetch-model downloads a generator from a hub in the ONNX repository layout
   } finally {
     server.close();
   }
+});
+
+test('a generator whose device is lost part-way answers on the fallback, streaming nothing twice', async () => {
+  const real = await generator();
+  const c = reference.conversations[2];
+  let lost = false;
+  // WebGPU stand-in: says three tokens, then its device is gone.
+  const gpu = {
+    ...real,
+    info: real.info,
+    async generate(ids, options) {
+      let n = 0;
+      return real.generate(ids, { ...options, onToken: () => { if (++n === 3) { lost = true; throw new Error('The Device was lost.'); } } });
+    },
+    nextLogits: real.nextLogits,
+    dispose: async () => {},
+  };
+  const switched = [];
+  const g = generatorFailover(gpu, async () => real, (err) => switched.push(err.message));
+  let streamed = '';
+  const r = await g.generate(c.prompt, { maxTokens: 16, stop: [], onText: (d) => { streamed += d; } });
+  assert.ok(lost);
+  assert.deepEqual(switched, ['The Device was lost.']);
+  assert.deepEqual(r.ids, c.greedy);
+  assert.equal(streamed, r.text, 'the text streamed before the loss is not repeated');
+  await assert.rejects(g.generate([]), /empty/, 'the caller\'s errors pass through');
+  assert.deepEqual(switched.length, 1);
+  await real.dispose();
 });

@@ -53,7 +53,13 @@ export async function speakControl({ engine, config, hooks }) {
         });
       }
       status(`Loading ${manifest.name ?? manifest.id}…`);
-      const loaded = await loadGenerator({ core: engine.core, model: folder, cached: needsDownload, variant });
+      const loaded = await loadGenerator({
+        core: engine.core, model: folder, cached: needsDownload, variant,
+        onSwitch: (chosen) => {
+          status(`The persona speaks with ${manifest.name ?? manifest.id} (${chosen.backend}: ${chosen.reason}).`);
+          box.dataset.backend = chosen.backend;
+        },
+      });
       state.generator = loaded.generator;
       status(`The persona speaks with ${manifest.name ?? manifest.id} (${loaded.backend}: ${loaded.reason}). Its words are checked against the passages it cites.`);
       box.dataset.backend = loaded.backend;

@@ -6,7 +6,7 @@
 // (WebGPU after a probe, else WASM in a browser; the native CPU one in Node).
 //
 //   const { embedder, backend, reason } = await loadModel({ core, model: 'models/default/' });
-import { createBrowserEmbedder, hasWebGPU, urlReader } from './backend.mjs';
+import { briefly, createBrowserEmbedder, hasWebGPU, urlReader } from './backend.mjs';
 import { cachedReader } from './download.mjs';
 import { VesperError } from './errors.mjs';
 import { createGenerator } from './generator.mjs';
@@ -118,12 +118,12 @@ async function modelFolder({ model, files, cached, variant, onProgress }) {
 // A generator (web/engine/generator.mjs) from a model folder, its files read
 // as loadModel reads an embedding model's. Runs on ONNX Runtime's CPU
 // provider (Node) or WASM (browser). Resolves to { generator, manifest, folder, backend }.
-export async function loadGenerator({ core, model, files = [], cached = false, variant = null, preferWebGPU = true, onProgress = null }) {
+export async function loadGenerator({ core, model, files = [], cached = false, variant = null, preferWebGPU = true, onProgress = null, onSwitch = null }) {
   const { base, bases, manifest, readFile } = await modelFolder({ model, files, cached, variant, onProgress });
   if (manifest.kind !== 'generator') throw new VesperError('invalid_argument', `${manifest.id} is an embedding model, not a generator`);
   const { ort, cpu } = await loadOrt(preferWebGPU && !inNode);
   const resolvePath = cpu === 'cpu' ? await filePathResolver(bases, manifest.id) : null;
-  const chosen = await chooseGeneratorBackend({ core, ort, manifest, readFile, variant, cpu, resolvePath, preferWebGPU: preferWebGPU && !inNode });
+  const chosen = await chooseGeneratorBackend({ core, ort, manifest, readFile, variant, cpu, resolvePath, preferWebGPU: preferWebGPU && !inNode, onSwitch });
   return { ...chosen, manifest, folder: base };
 }
 
@@ -133,7 +133,7 @@ export async function loadGenerator({ core, model, files = [], cached = false, v
 const GATE_PROMPT = [{ role: 'user', text: 'vesper probe: what is gradient descent? 梯度下降。 Descida do gradiente.' }];
 const GATE_RELATIVE_DIFF = 1e-2;
 
-async function chooseGeneratorBackend({ core, ort, manifest, readFile, variant, cpu, resolvePath, preferWebGPU }) {
+async function chooseGeneratorBackend({ core, ort, manifest, readFile, variant, cpu, resolvePath, preferWebGPU, onSwitch }) {
   const make = (ep) => createGenerator({ core, ort, manifest, readFile, executionProviders: [ep], variant, resolvePath: ep === 'cpu' ? resolvePath : null });
   const fallback = await make(cpu);
   const v = manifest.variants[variant ?? manifest.defaultVariant];
@@ -148,8 +148,15 @@ async function chooseGeneratorBackend({ core, ort, manifest, readFile, variant, 
       const [a, b] = await Promise.all([gpu.nextLogits(prompt), fallback.nextLogits(prompt)]);
       const gate = compareLogits(a, b);
       if (gate.ok) {
+        // The WASM twin is let go (a generator is hundreds of MB) and made
+        // again only if the GPU fails later.
         await fallback.dispose();
-        return { generator: gpu, backend: 'webgpu', reason: `WebGPU logits match WASM (largest difference ${gate.diff.toPrecision(3)} of scale ${gate.scale.toPrecision(3)})`, gate };
+        const chosen = { backend: 'webgpu', reason: `WebGPU logits match WASM (largest difference ${gate.diff.toPrecision(3)} of scale ${gate.scale.toPrecision(3)})`, gate };
+        chosen.generator = generatorFailover(gpu, () => make(cpu), (err) => {
+          Object.assign(chosen, { backend: cpu, reason: `WebGPU failed while generating (${briefly(err)}): switched to WASM` });
+          onSwitch?.(chosen);
+        });
+        return chosen;
       }
       reason = `WebGPU logits disagree with WASM (${gate.why}): using WASM`;
       await gpu.dispose();
@@ -159,6 +166,56 @@ async function chooseGeneratorBackend({ core, ort, manifest, readFile, variant, 
     }
   }
   return { generator: fallback, backend: cpu, reason, gate: null };
+}
+
+// A generator on `primary` (WebGPU) until a call fails at run time (a lost
+// device), then on a generator `makeFallback()` resolves to, for that call
+// and every later one: the reply is given, never dropped. A generation that
+// failed part-way is run again from its prompt; what it had already streamed
+// is not streamed twice (the gate made both give the same tokens). Errors
+// about the input ('invalid_argument') are the caller's and pass through.
+export function generatorFailover(primary, makeFallback, onSwitch) {
+  let current = primary, switching = null;
+  const switchOver = async (err) => {
+    switching ??= makeFallback().then((g) => {
+      current = g;
+      onSwitch(err);
+      primary.dispose().catch(() => {});
+      return g;
+    });
+    return switching;
+  };
+  const guarded = (call) => async (...args) => {
+    if (current !== primary) return call(current, ...args);
+    try {
+      return await call(primary, ...args);
+    } catch (err) {
+      if (err?.code === 'invalid_argument') throw err;
+      return call(await switchOver(err), ...args);
+    }
+  };
+  return {
+    get info() { return current.info; },
+    get backend() { return current.backend; },
+    get tokenizer() { return current.tokenizer; },
+    chatPrompt: (turns) => current.chatPrompt(turns),
+    decode: (ids) => current.decode(ids),
+    nextLogits: guarded((g, ids) => g.nextLogits(ids)),
+    generate: (ids, options = {}) => {
+      let streamed = '';  // what the caller has heard, over every attempt
+      return guarded((g, i, o) => {
+        let attempt = '';
+        const onText = o.onText && ((delta) => {
+          attempt += delta;
+          if (attempt.length <= streamed.length) return;
+          o.onText(attempt.slice(streamed.length));
+          streamed = attempt;
+        });
+        return g.generate(i, { ...o, onText });
+      })(ids, options);
+    },
+    dispose: async () => { await current.dispose(); },
+  };
 }
 
 // The correctness gate's comparison of two providers' next-token logits.
