@@ -33,6 +33,8 @@ import sentencepiece as spm
 import torch
 import torch.nn as nn
 
+from make_test_models import RMSNorm  # Gemma's, with its (1 + w) scaling
+
 ROOT = Path(__file__).resolve().parents[2]
 TOKENIZER = ROOT / "models/test/tokenizer.model"
 
@@ -51,15 +53,6 @@ CONVERSATIONS = [
     {"system": "", "user": "Por que a Tesla abandonou o LiDAR?"},
     {"system": "Answer briefly.", "user": "从零构建是最快的理解"},
 ]
-
-
-class RMSNorm(nn.Module):
-    def __init__(self, d):
-        super().__init__()
-        self.weight = nn.Parameter(torch.zeros(d))
-
-    def forward(self, x):
-        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * (1.0 + self.weight)
 
 
 def rotate_half(x):
