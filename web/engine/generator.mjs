@@ -143,6 +143,11 @@ export async function createGenerator({ core, ort, manifest, readFile, execution
     return { row, cache: presentNames.map((name) => out[name]) };
   }
 
+  // Text of generated ids; control tokens (the chat markers, beyond the
+  // tokenizer's vocabulary or named in the template) say nothing.
+  const special = new Set([chat.turnStart, chat.turnEnd, manifest.tokenizer.bosId, manifest.tokenizer.eosId]);
+  const decode = (ids) => tokenizer.decode(ids.filter((id) => id < tokenizer.vocabSize && !special.has(id)));
+
   const emptyCache = () => pastNames.map(() => new ort.Tensor(cacheType, cacheType === 'float16' ? new Uint16Array(0) : new Float32Array(0), [1, g.kvHeads, 0, g.headDim]));
 
   return {
@@ -208,21 +213,16 @@ export async function createGenerator({ core, ort, manifest, readFile, execution
         }
         out.push(token);
         next = [token];
-        const text = holdBack(this.decode(out));
+        const text = holdBack(decode(out));
         if (onText && text.startsWith(shown) && text.length > shown.length) onText(text.slice(shown.length));
         shown = text.startsWith(shown) ? text : shown;
       }
-      const text = this.decode(out);
+      const text = decode(out);
       if (onText && text.length > shown.length && text.startsWith(shown)) onText(text.slice(shown.length));
       return { ids: out, text, stopped, promptTokens: prompt.length, seconds: (performance.now() - started) / 1000 };
     },
 
-    // Text of generated ids; control tokens (the chat markers, beyond the
-    // tokenizer's vocabulary or named in the template) say nothing.
-    decode(ids) {
-      const special = new Set([chat.turnStart, chat.turnEnd, manifest.tokenizer.bosId, manifest.tokenizer.eosId]);
-      return tokenizer.decode(ids.filter((id) => id < tokenizer.vocabSize && !special.has(id)));
-    },
+    decode,
 
     async dispose() {
       await session.release?.();
