@@ -130,3 +130,11 @@ test('vesper ask --generator: the JSON says which generator and whether its word
   assert.equal(a.generated, false);
   await assert.rejects(vesper(['ask', pack, QUESTION, '--generator', 'default']), /is an embedding model, not a generator/);
 });
+
+test('a follow-up is put to the model with the question it follows', async () => {
+  const first = await engine.ask('kb', QUESTION);
+  const g = scripted('Fog and heavy rain are hard for cameras [1].');
+  const r = await speak({ engine, generator: g, name: 'kb', question: 'Is there any downside to that?', conversation: first.state });
+  assert.match(g.turns[1].text, /\n\nEarlier question: Why did Tesla bet on cameras instead of LiDAR\?\nQuestion: Is there any downside to that\?$/);
+  assert.equal(r.generated, true);
+});

@@ -308,6 +308,7 @@ async function ask(ev) {
   addChat('user', question);
   $('chat-input').value = '';
   let li = null, reply = null;
+  const earlier = state.conversation?.topic ?? '';
   try {
     reply = await state.engine.ask(db, question, { conversation: state.conversation });
     state.conversation = reply.state;
@@ -320,7 +321,7 @@ async function ask(ev) {
     return;
   }
   // With the persona's voice on, the model speaks the answer just shown.
-  await state.speaker?.speak(li, { db, question, reply });
+  await state.speaker?.speak(li, { db, question, reply, earlier });
 }
 
 // An answer's text with its [n] markers as links to the cited passages

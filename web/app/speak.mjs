@@ -82,7 +82,7 @@ export async function speakControl({ engine, config, hooks }) {
   return {
     // Speaks an extractive reply shown in `li` (an answer the persona gave):
     // streamed into a box under it with a stop button, then kept or not.
-    async speak(li, { db, question, reply }) {
+    async speak(li, { db, question, reply, earlier = '' }) {
       if (!box.checked || !state.generator || reply.kind !== 'answer') return;
       const abort = new AbortController();
       const stream = el('div', { className: 'speaking', lang: reply.language, attrs: { 'aria-live': 'polite' } });
@@ -93,7 +93,7 @@ export async function speakControl({ engine, config, hooks }) {
       li.dataset.speaking = 'true';
       try {
         const spoken = await speakReply({
-          engine, generator: state.generator, name: db, question, reply, signal: abort.signal, options: settings,
+          engine, generator: state.generator, name: db, question, reply, earlier, signal: abort.signal, options: settings,
           onText: (delta) => { stream.textContent += delta; },
         });
         area.remove();

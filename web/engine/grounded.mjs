@@ -25,7 +25,7 @@ const inLanguage = (byLanguage, language) => (byLanguage ? byLanguage[language] 
 // numbered from 1 in order): the persona's identity, voice, answer structure
 // and banned words as instructions, the passages and the question as the
 // user's message.
-export function groundedTurns({ personaFile: p, language, question, passages }) {
+export function groundedTurns({ personaFile: p, language, question, passages, earlier = '' }) {
   const name = p.name ?? 'the persona';
   const banned = [...new Set([...(p.banned_words?.[language] ?? []), ...(p.banned_words?.en ?? [])])];
   const structure = language === 'zh' && p.structure_zh ? p.structure_zh : p.structure;
@@ -43,7 +43,8 @@ export function groundedTurns({ personaFile: p, language, question, passages }) 
   });
   return [
     { role: 'system', text: system },
-    { role: 'user', text: `Passages:\n${quoted.join('\n\n')}\n\nQuestion: ${question}` },
+    // A follow-up ("Is there any downside to that?") reads with what it follows.
+    { role: 'user', text: `Passages:\n${quoted.join('\n\n')}\n\n${earlier ? `Earlier question: ${earlier}\n` : ''}Question: ${question}` },
   ];
 }
 
@@ -81,12 +82,12 @@ export function checkGenerated(text, { passages, language, usesBannedWord, detec
 // onToken(id) hears each token.
 export async function speak({ engine, name, question, conversation = {}, threshold = null, ...rest }) {
   const reply = await engine.ask(name, question, { conversation, threshold });
-  return speakReply({ engine, name, question, reply, ...rest });
+  return speakReply({ engine, name, question, reply, earlier: conversation?.topic ?? '', ...rest });
 }
 
 // The same for an extractive reply already given (the page shows it while
-// the generator speaks).
-export async function speakReply({ engine, generator, name, question, reply, options = {}, onText = null, onToken = null, signal = null }) {
+// the generator speaks); earlier: the conversation's topic before it.
+export async function speakReply({ engine, generator, name, question, reply, earlier = '', options = {}, onText = null, onToken = null, signal = null }) {
   const base = { ...reply, generated: false, generator: generator.info.id, fallback: null, stopped: null };
   if (reply.kind !== 'answer' || !reply.citations.length) return { ...base, fallback: `not generated: the persona's reply is '${reply.kind}'` };
   const db = engine.require(name);
@@ -96,7 +97,7 @@ export async function speakReply({ engine, generator, name, question, reply, opt
   // cited first to go (the persona's citations come best first).
   let prompt = null;
   while (passages.length) {
-    prompt = generator.chatPrompt(groundedTurns({ personaFile: engine.personaFile, language: reply.language, question, passages }));
+    prompt = generator.chatPrompt(groundedTurns({ personaFile: engine.personaFile, language: reply.language, question, passages, earlier: typeof earlier === 'string' ? earlier : '' }));
     if (prompt.length + Math.min(settings.maxTokens, MIN_REPLY_TOKENS) <= generator.info.contextLength) break;
     passages.pop();
   }
