@@ -41,7 +41,7 @@ export async function speakControl({ engine, config, hooks }) {
     $('speak-progress').hidden = fraction === null;
     if (fraction !== null) $('speak-progress').value = fraction;
   };
-  const state = { generator: null, loading: null, abort: null };
+  const state = { generator: null, loading: null, abort: null, speaking: '' };
 
   async function load() {
     state.abort = new AbortController();
@@ -61,7 +61,8 @@ export async function speakControl({ engine, config, hooks }) {
         },
       });
       state.generator = loaded.generator;
-      status(`The persona speaks with ${manifest.name ?? manifest.id} (${loaded.backend}: ${loaded.reason}). Its words are checked against the passages it cites.`);
+      state.speaking = `The persona speaks with ${manifest.name ?? manifest.id} (${loaded.backend}: ${loaded.reason}). Its words are checked against the passages it cites.`;
+      status(state.speaking);
       box.dataset.backend = loaded.backend;
     } catch (err) {
       box.checked = false;
@@ -73,6 +74,7 @@ export async function speakControl({ engine, config, hooks }) {
 
   box.addEventListener('change', () => {
     if (box.checked && !state.generator && !state.loading) state.loading = load();
+    else if (box.checked && state.generator) status(state.speaking);
     if (!box.checked) {
       state.abort?.abort();
       status(state.generator ? 'Answers are the persona\'s own (extractive) until you turn this on again.' : '');
