@@ -56,7 +56,8 @@ export async function speakControl({ engine, config, hooks }) {
       const loaded = await loadGenerator({
         core: engine.core, model: folder, cached: needsDownload, variant,
         onSwitch: (chosen) => {
-          status(`The persona speaks with ${manifest.name ?? manifest.id} (${chosen.backend}: ${chosen.reason}).`);
+          state.speaking = `The persona speaks with ${manifest.name ?? manifest.id} (${chosen.backend}: ${chosen.reason}).`;
+          status(state.speaking);
           box.dataset.backend = chosen.backend;
         },
       });
