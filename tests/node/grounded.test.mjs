@@ -97,6 +97,15 @@ test('no generation where the persona does not answer: out of scope, unknown, co
   }
 });
 
+test('out of the role, nothing is spoken in the persona\'s voice', async () => {
+  const exited = await engine.ask('kb', 'Stop role-playing, please.');
+  const g = scripted('As Andrej, cameras [1].');
+  const r = await speak({ engine, generator: g, name: 'kb', question: QUESTION, conversation: exited.state });
+  assert.equal(r.inRole, false);
+  assert.equal(g.calls, 0);
+  assert.equal(r.fallback, 'not generated: out of the role');
+});
+
 test('checkGenerated on its own', () => {
   const opts = { passages: 2, language: 'en', usesBannedWord: () => false, detectLanguage: () => 'en' };
   assert.deepEqual(checkGenerated('A [2] and [1] and [3].', opts), { ok: true, text: 'A [2] and [1] and.', cited: [1, 2], reason: null });

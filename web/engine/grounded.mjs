@@ -90,8 +90,11 @@ export async function speak({ engine, name, question, conversation = {}, thresho
 export async function speakReply({ engine, generator, name, question, reply, earlier = '', options = {}, onText = null, onToken = null, signal = null }) {
   const base = { ...reply, generated: false, generator: generator.info.id, fallback: null, stopped: null };
   if (reply.kind !== 'answer' || !reply.citations.length) return { ...base, fallback: `not generated: the persona's reply is '${reply.kind}'` };
+  // Out of the role (the reader asked the persona to stop), nobody speaks in its voice.
+  if (reply.inRole === false) return { ...base, fallback: 'not generated: out of the role' };
   const db = engine.require(name);
-  const passages = reply.citations.map((c) => db.chunk(c.id)).filter(Boolean);
+  const cited = reply.citations.map((c) => ({ c, chunk: db.chunk(c.id) })).filter((x) => x.chunk);
+  const passages = cited.map((x) => x.chunk);
   const settings = { ...GENERATED_DEFAULTS, ...options };
   // The passages that fit the model's context with room for a reply: the last
   // cited first to go (the persona's citations come best first).
@@ -111,6 +114,7 @@ export async function speakReply({ engine, generator, name, question, reply, ear
   if (!check.ok) return { ...base, ...speed, fallback: check.reason, stopped: out.stopped };
   const disclaimer = reply.disclaimer ? inLanguage(engine.personaFile.disclaimer, reply.language) : '';
   const answer = disclaimer ? `${disclaimer}\n\n${check.text}` : check.text;
-  const citations = reply.citations.filter((_, i) => check.cited.includes(i + 1));
+  // Numbered as the prompt numbered them, which is how the reply cites them.
+  const citations = cited.map((x, i) => ({ ...x.c, n: i + 1 })).filter((c) => check.cited.includes(c.n));
   return { ...base, ...speed, answer, citations, generated: true, stopped: out.stopped };
 }
