@@ -19,7 +19,7 @@ import ortNode from 'onnxruntime-node';
 import { createEmbedder } from '../../web/engine/embedder.mjs';
 import { argmax, createGenerator, sampleToken, seededRandom } from '../../web/engine/generator.mjs';
 import { validateManifest } from '../../web/engine/manifest.mjs';
-import { compareLogits, generatorFailover } from '../../web/engine/model.mjs';
+import { compareLogits, generatorFailover } from '../../web/engine/generator-backend.mjs';
 import { fileReader, generatorSpec, resolveModel } from '../../tools/cli/models.mjs';
 import { loadCore, root } from './helpers.mjs';
 

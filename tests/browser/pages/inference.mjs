@@ -5,7 +5,8 @@ import * as ort from '/ort/ort.webgpu.min.mjs';
 import { createEmbedder } from '/engine/embedder.mjs';
 import { createBrowserEmbedder, urlReader } from '/engine/backend.mjs';
 import { createGenerator } from '/engine/generator.mjs';
-import { compareLogits, loadGenerator } from '/engine/model.mjs';
+import { compareLogits } from '/engine/generator-backend.mjs';
+import { loadGenerator } from '/engine/model.mjs';
 
 ort.env.logLevel = 'error';
 ort.env.wasm.numThreads = 1;
