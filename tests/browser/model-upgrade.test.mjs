@@ -147,7 +147,8 @@ test('upgrading the model: picker, interrupted download resumed, cancelled re-em
   hub.drop.add(`${REPO}${DATA}`);
   await card(page, 'tiny-hub').locator('button').click();
   await page.waitForFunction(() => /Could not switch/.test(document.querySelector('#model-status').textContent), null, { timeout: 60_000 });
-  assert.match(await page.textContent('#model-status'), /the download of onnx\/model_quantized\.onnx_data was interrupted at 0\.5 MB[^]*resumes from there[^]*Still using vesper default/);
+  // How much arrived before the socket died depends on the machine's load (0.4-0.5 MB seen): not what is tested.
+  assert.match(await page.textContent('#model-status'), /the download of onnx\/model_quantized\.onnx_data was interrupted at 0\.\d MB[^]*resumes from there[^]*Still using vesper default/);
   assert.equal((await modelOf(page)).model, 'vesper-default-2');
   // The picker shows what arrived (it re-renders once the attempt ends).
   await page.waitForFunction(() => /already here/.test(document.querySelector('.model-card[data-model^="models/tiny-hub/"]').textContent));
