@@ -27,13 +27,14 @@ export async function speakControl({ engine, config, hooks }) {
   } catch {
     return null;  // a generator the site names but does not serve: no control
   }
+  const title = manifest.name ?? manifest.id;
   const variant = entry.variant ?? manifest.defaultVariant;
   // The site's own limits on a reply, where it sets them (else grounded.mjs's).
   const settings = Object.fromEntries(['maxTokens', 'temperature', 'topP', 'seed'].filter((k) => entry[k] !== undefined).map((k) => [k, entry[k]]));
   const needsDownload = downloadableFiles(manifest, variant).length > 0;
   const size = needsDownload ? downloadSize(manifest, variant) : null;
   const box = $('speak-toggle');
-  $('speak-label').textContent = `Let the persona speak in its own words with ${manifest.name ?? manifest.id}` +
+  $('speak-label').textContent = `Let the persona speak in its own words with ${title}` +
     (size ? ` (downloads ${size.approx ? 'about ' : ''}${formatBytes(size.bytes)}, then runs on this device)` : ' (runs on this device)');
   $('speak-row').hidden = false;
   const status = (text, fraction = null) => {
@@ -43,31 +44,32 @@ export async function speakControl({ engine, config, hooks }) {
   };
   const state = { generator: null, loading: null, abort: null, speaking: '' };
 
+  // Which model speaks, on which backend and why; said again when the voice is turned back on.
+  function speaking({ backend, reason }, more = '') {
+    state.speaking = `The persona speaks with ${title} (${backend}: ${reason}).${more}`;
+    status(state.speaking);
+    box.dataset.backend = backend;
+  }
+
   async function load() {
     state.abort = new AbortController();
     try {
       if (needsDownload) {
         await downloadModel(manifest, variant, {
           signal: state.abort.signal,
-          onProgress: (p) => status(`Downloading ${manifest.name ?? manifest.id}: ${formatBytes(p.done)}${p.total ? ` of ${formatBytes(p.total)}` : ''}`, p.total ? p.done / p.total : null),
+          onProgress: (p) => status(`Downloading ${title}: ${formatBytes(p.done)}${p.total ? ` of ${formatBytes(p.total)}` : ''}`, p.total ? p.done / p.total : null),
         });
       }
-      status(`Loading ${manifest.name ?? manifest.id}…`);
+      status(`Loading ${title}…`);
       const loaded = await loadGenerator({
         core: engine.core, model: folder, cached: needsDownload, variant,
-        onSwitch: (chosen) => {
-          state.speaking = `The persona speaks with ${manifest.name ?? manifest.id} (${chosen.backend}: ${chosen.reason}).`;
-          status(state.speaking);
-          box.dataset.backend = chosen.backend;
-        },
+        onSwitch: (chosen) => speaking(chosen),
       });
       state.generator = loaded.generator;
-      state.speaking = `The persona speaks with ${manifest.name ?? manifest.id} (${loaded.backend}: ${loaded.reason}). Its words are checked against the passages it cites.`;
-      status(state.speaking);
-      box.dataset.backend = loaded.backend;
+      speaking(loaded, ' Its words are checked against the passages it cites.');
     } catch (err) {
       box.checked = false;
-      status(`${manifest.name ?? manifest.id} could not be loaded (${err.message}); answers stay the persona's own.`);
+      status(`${title} could not be loaded (${err.message}); answers stay the persona's own.`);
     } finally {
       state.loading = null;
     }

@@ -153,8 +153,6 @@ function checkChat(c, chat, m, source) {
   }
   for (const k of ['user', 'model', 'separator', 'afterTurn']) c.string(chat[k], `chat.${k}`, { nonEmpty: false });
   if (chat.bos && m.tokenizer.bosId === undefined) throw new ManifestError(source, "'chat.bos' needs 'tokenizer.bosId'");
-  if (!Array.isArray(m.stop) || !m.stop.length) throw new ManifestError(source, "'stop' must list the token ids that end a reply");
-  m.stop.forEach((id, i) => c.id(id, `stop[${i}]`));
 }
 
 function checkVariants(c, m, source) {
@@ -191,6 +189,8 @@ export function validateManifest(m, source = 'manifest') {
     checkTokenizer(c, m.tokenizer, source);
     checkGeneratorGraph(c, m.graph, source);
     checkChat(c, m.chat, m, source);
+    if (!Array.isArray(m.stop) || !m.stop.length) throw new ManifestError(source, "'stop' must list the token ids that end a reply");
+    m.stop.forEach((id, i) => c.id(id, `stop[${i}]`));
     checkVariants(c, m, source);
     return m;
   }
