@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { bodyLength } from '../../web/engine/backend.mjs';
 import { downloadableFiles } from '../../web/engine/download.mjs';
 
 async function sha256(path) {
@@ -21,7 +22,8 @@ async function downloadOnce(url, part, onBytes) {
   if (res.status === 416) return; // already complete
   if (!res.ok) throw Object.assign(new Error(`${url}: HTTP ${res.status}`), { fatal: res.status >= 400 && res.status < 500 });
   const append = res.status === 206 && have > 0;
-  const total = Number(res.headers.get('content-length') ?? 0) + (append ? have : 0);
+  const length = bodyLength(res);  // null: unknown, or a compressed length
+  const total = length === null ? 0 : length + (append ? have : 0);
   const file = await open(part, append ? 'a' : 'w');
   let done = append ? have : 0;
   try {

@@ -157,6 +157,16 @@ export async function readSource(source, base = globalThis.document?.baseURI) {
 }
 
 // Fetches a model file relative to the model's folder URL, reporting bytes.
+// The body's length as it will be read, or null when unknown: a server that
+// compresses (Content-Encoding: gzip, as static hosts do) gives the length
+// of the compressed bytes, while the body reads decompressed.
+export function bodyLength(res) {
+  const encoding = res.headers.get('content-encoding');
+  if (encoding && encoding !== 'identity') return null;
+  const length = Number(res.headers.get('content-length') ?? NaN);
+  return Number.isFinite(length) ? length : null;
+}
+
 // file: URLs (Node) are read from disk, in one piece.
 export function urlReader(baseUrl, { onBytes } = {}) {
   return async (path) => {
@@ -168,7 +178,7 @@ export function urlReader(baseUrl, { onBytes } = {}) {
     }
     const res = await fetch(url);
     if (!res.ok) throw new VesperError('not_found', `${url}: HTTP ${res.status}`);
-    const total = Number(res.headers.get('content-length') ?? 0);
+    const total = bodyLength(res) ?? 0;  // 0: unknown
     if (!res.body || !onBytes) return new Uint8Array(await res.arrayBuffer());
     const parts = [];
     let done = 0;

@@ -8,6 +8,7 @@
 //
 //   await downloadModel(manifest, 'q8', { onProgress, signal });
 //   const read = cachedReader(manifest, 'q8');   // path -> bytes, for loadModel
+import { bodyLength } from './backend.mjs';
 import { VesperError } from './errors.mjs';
 
 // Finished files, keyed by their manifest URL (where they came from, not a
@@ -163,8 +164,8 @@ async function downloadFile(file, { cache, partial, onBytes, signal }) {
     pieces = [];
     have = 0;
   }
-  const length = Number(res.headers.get('content-length') ?? NaN);
-  const total = Number.isFinite(length) ? have + length : null;
+  const length = bodyLength(res);
+  const total = length === null ? null : have + length;
   if (file.bytes && total !== null && total !== file.bytes) {
     await res.body?.cancel();
     throw new VesperError('corrupt_data', `${file.path} is ${total} bytes at ${file.url}, the manifest says ${file.bytes}: not downloaded`);

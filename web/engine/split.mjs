@@ -47,12 +47,13 @@ export function describeSplit(core, entry) {
 // readFile(path) -> Uint8Array, relative to the split's folder. Resolves to
 // a core collection holding no page yet, with prepare(text) (fetches what
 // the query needs; repeatable after a missing model part, as withParts
-// expects) and split.stats ({ parts, bytes } fetched so far).
+// expects) and split.stats ({ parts, bytes, names } fetched so far; names:
+// the parts in the order they came, e.g. to weigh them compressed).
 export async function openSplit(core, readFile, { pages = null } = {}) {
   const entry = await readFile(SPLIT_ENTRY);
   const index = core.splitIndex(entry);
   const db = index.makeCollection();
-  const stats = { parts: 0, bytes: entry.byteLength };
+  const stats = { parts: 0, bytes: entry.byteLength, names: [] };
   const fetched = new Map();  // part -> bytes not added yet (adding may wait for model rows)
   const add = (name) => {
     const bytes = fetched.get(name);
@@ -71,6 +72,7 @@ export async function openSplit(core, readFile, { pages = null } = {}) {
         fetched.set(name, bytes);
         stats.parts += 1;
         stats.bytes += bytes.byteLength;
+        stats.names.push(name);
       });
       addAll(missing);
     }
