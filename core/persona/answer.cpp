@@ -137,8 +137,12 @@ class Turn {
     const FollowUp follow = ParseFollowUp(q_);
     if (state_.in_role && Declined()) return Finish();
     const bool topic = !state_.passages.empty();
-    if (follow != FollowUp::kNone && topic) {
-      Continue(follow);
+    if (follow != FollowUp::kNone) {
+      // With nothing said before it ("And then?" after "I don't know"), a
+      // follow-up has nothing to go on from: looking up its few words would
+      // answer something unrelated ("And then?" -> where I was born).
+      if (topic) Continue(follow);
+      else NothingMore();
       return Finish();
     }
     // "Is there any downside to that?": a question of its own, asked about the topic.
@@ -264,6 +268,10 @@ class Turn {
   std::vector<uint32_t> TopicPool() const;
   std::vector<uint32_t> SectionNeighbours(uint32_t label) const;
   void Continue(FollowUp follow);
+  void NothingMore() {
+    a_.kind = AnswerKind::kDontKnow;
+    blocks_.push_back(ph().nothing_more.empty() ? ph().dont_know : ph().nothing_more);
+  }
   void Score(std::vector<Unit>& units, const QuestionTerms& terms, QuestionType type) const;
   std::vector<const Unit*> Select(const std::vector<Unit>& units, QuestionType type) const;
   void Frame(AnswerWriter& w, const std::vector<const Unit*>& main, const std::vector<Unit>& units, QuestionType type);
@@ -651,16 +659,15 @@ void Turn::FromPassages(const float* query_vector, size_t query_dims, bool about
 void Turn::Continue(FollowUp follow) {
   const std::vector<uint32_t> pool = TopicPool();
   const QuestionTerms terms = TermsOf(state_.topic, db_);
+  // A topic answered by timeline rows ("When did you leave Tesla?") goes on
+  // with the rows after them ("And then?"), as the first answer read them.
+  const bool timeline = ClassifyQuestion(state_.topic) == QuestionType::kWhen || !YearsIn(state_.topic).empty();
   std::vector<Unit> units;
   for (size_t i = 0; i < pool.size(); ++i) {
-    std::vector<Unit> more = UnitsOf(persona_, db_, pool[i], i, state_.said);
+    std::vector<Unit> more = UnitsOf(persona_, db_, pool[i], i, state_.said, timeline);
     units.insert(units.end(), std::make_move_iterator(more.begin()), std::make_move_iterator(more.end()));
   }
-  if (units.empty()) {
-    a_.kind = AnswerKind::kDontKnow;
-    blocks_.push_back(ph().nothing_more.empty() ? ph().dont_know : ph().nothing_more);
-    return;
-  }
+  if (units.empty()) return NothingMore();
   // Where each passage was left off: what follows it reads on.
   std::map<uint32_t, size_t> left_off;
   for (const Unit& u : units) left_off.emplace(u.label, 0);
@@ -695,6 +702,7 @@ void Turn::Continue(FollowUp follow) {
       }
     }
   }
+  if (opt_.explain) Explain(units, take);
   AnswerWriter w(persona_, db_, state_.in_role);
   w.Quote(take, state_.in_role && example ? ph().example : "");
   for (std::string& b : w.blocks()) blocks_.push_back(std::move(b));

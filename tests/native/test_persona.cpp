@@ -859,6 +859,10 @@ TEST_CASE("follow-ups, question types and references back are read in en, pt and
   CHECK(ParseFollowUp("And then?") == FollowUp::kMore);
   CHECK(ParseFollowUp("E depois?") == FollowUp::kMore);
   CHECK(ParseFollowUp("\xE7\x84\xB6\xE5\x90\x8E\xE5\x91\xA2\xEF\xBC\x9F") == FollowUp::kMore);  // 然后呢？
+  // A follow-up that goes on asking what was done next is still a follow-up.
+  CHECK(ParseFollowUp("E depois, o que voc\xC3\xAA fez?") == FollowUp::kMore);
+  CHECK(ParseFollowUp("And then, what did you do?") == FollowUp::kMore);
+  CHECK(ParseFollowUp("What did you do?") == FollowUp::kNone);
   CHECK(ParseFollowUp("Why did Tesla choose cameras?") == FollowUp::kNone);  // a question of its own
   CHECK(ParseFollowUp("What is an example of a loss function?") == FollowUp::kNone);
   CHECK(ClassifyQuestion("When did you join Tesla?") == QuestionType::kWhen);
@@ -909,6 +913,29 @@ TEST_CASE("a conversation keeps its topic: follow-ups continue it, a new questio
   w.Ask("Can you write a marketing plan for my business strategy?", s);
   CHECK(s.topic.empty());
   CHECK(s.passages.empty());
+  // A follow-up then has nothing to go on from: it says so rather than
+  // answering its own few words ("And then?" once answered where I was born).
+  Answer nothing = w.Ask("And then?", s);
+  INFO(nothing.text);
+  CHECK(nothing.kind == AnswerKind::kDontKnow);
+  CHECK(nothing.citations.empty());
+}
+
+TEST_CASE("a follow-up to a timeline answer goes on with the rows after it", "[persona]") {
+  const World& w = TheWorld();
+  ConversationState s;
+  Answer first = w.Ask("When did you leave Tesla?", s);
+  INFO(first.text);
+  REQUIRE(first.kind == AnswerKind::kAnswer);
+  REQUIRE(first.text.find("2022") != std::string::npos);
+  Answer more = w.Ask("And then?", s);
+  INFO(more.text);
+  CHECK(more.kind == AnswerKind::kAnswer);
+  // Timeline rows read on (years after the first answer's), not prose from a neighbouring section.
+  const bool later = more.text.find("2023") != std::string::npos || more.text.find("2024") != std::string::npos ||
+                     more.text.find("2025") != std::string::npos;
+  CHECK(later);
+  CHECK(more.text.rfind("20", 0) == 0);  // it opens with a row's year
 }
 
 TEST_CASE("a question in a language the collection does not hold is measured by its translation's vocabulary and words", "[query][lexicon]") {
