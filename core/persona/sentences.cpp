@@ -323,14 +323,39 @@ bool IsInitials(std::string_view word) {
   return true;
 }
 
+// A quotation of several sentences is one unit: quoting its second sentence
+// alone reads as a fragment ("It's not really coding — it's more like
+// directing.\""). Up to this many bytes: past it, a quotation (or a stray
+// quote mark) splits as prose does.
+constexpr size_t kMaxQuotationBytes = 600;
+
+// Where a quotation opened at `from` closes: the byte after its closing
+// mark, or npos when none comes within kMaxQuotationBytes.
+size_t QuotationEnd(std::string_view text, size_t from, bool curly) {
+  const std::string_view close = curly ? "\xE2\x80\x9D" : "\"";
+  // Only the window is searched: a text of many opening marks and no closing
+  // one stays linear.
+  const size_t at = text.substr(from, kMaxQuotationBytes + close.size()).find(close);
+  return at == std::string_view::npos ? std::string_view::npos : from + at + close.size();
+}
+
 // Where the sentences of `text` end: after ., ! or ? followed by a space or
-// the end (not "e.g." or "vs."), and after CJK full stops.
+// the end (not "e.g." or "vs."), and after CJK full stops; not inside a
+// quotation that closes soon after.
 std::vector<std::string_view> SentencePieces(std::string_view text) {
   std::vector<std::string_view> out;
   size_t begin = 0;
+  size_t quoted_until = 0;  // inside a quotation up to here
   for (size_t i = 0; i < text.size();) {
     size_t at = i;
     char32_t cp = utf8::Next(text, i);
+    // An opening mark: curly, or straight at the start of a word.
+    const bool opens = cp == 0x201C || (cp == '"' && (at == 0 || text[at - 1] == ' ' || text[at - 1] == '(') &&
+                                        i < text.size() && text[i] != ' ');
+    if (opens && at >= quoted_until) {
+      const size_t close = QuotationEnd(text, i, cp == 0x201C);
+      if (close != std::string_view::npos) quoted_until = close;
+    }
     bool end = IsSentenceEnd(cp);
     // A full stop inside closing quotes ends the sentence after them.
     if ((cp == '"' || cp == 0x201D) && at > begin && (text[at - 1] == '.' || text[at - 1] == '!' || text[at - 1] == '?') &&
@@ -343,6 +368,7 @@ std::vector<std::string_view> SentencePieces(std::string_view text) {
       end = !(word == "e.g" || word == "i.e" || word == "vs" || word == "etc" || word == "ex" || word == "p.ex" ||
               IsInitials(word));
     }
+    if (end && i < quoted_until) end = false;
     if (end) {
       out.push_back(text.substr(begin, i - begin));
       begin = i;

@@ -700,6 +700,23 @@ TEST_CASE("instructions to whoever plays the persona are never quoted; an empty 
   CHECK(a.text.find("\xE4\xB8\xAD\xE7\x9F\xAD\xE5\x8F\xA5") == std::string::npos);  // 中短句
 }
 
+TEST_CASE("a quotation of several sentences is one sentence; a stray quote mark does not glue prose", "[persona]") {
+  auto q = SplitSentences("The exact quote: \"There's a new kind of coding. It's not really coding \xE2\x80\x94 it's more like "
+                          "directing.\" He said it in the spring of 2025 to a large audience. Then he moved on to other things.");
+  REQUIRE(q.size() == 3);
+  CHECK(q[0].text == "The exact quote: \"There's a new kind of coding. It's not really coding \xE2\x80\x94 it's more like directing.\"");
+  CHECK(q[1].text == "He said it in the spring of 2025 to a large audience.");
+  auto curly = SplitSentences("\xE2\x80\x9CRead the paper with a notebook open. Then build the smallest version of it.\xE2\x80\x9D "
+                              "That is the rule he gives to every new student.");
+  REQUIRE(curly.size() == 2);
+  CHECK(curly[1].text == "That is the rule he gives to every new student.");
+  // A quote mark that closes nowhere near: the prose after it splits as prose.
+  std::string stray = "He typed a \"lone mark in the first line and went on with his notes. ";
+  for (int i = 0; i < 30; ++i) stray += "This sentence stands alone as one of many in the text. ";
+  stray += "\"Later there is a quotation that closes.\"";
+  CHECK(SplitSentences(stray).size() > 25);
+}
+
 TEST_CASE("sentences and the first person", "[persona]") {
   auto s = SplitSentences("Karpathy joined Tesla in June 2017 as Director of AI, assuming\nresponsibility for the vision team. "
                           "He names variables descriptively, even in live demos.\n\n```python\nx = f(y)\n```");
