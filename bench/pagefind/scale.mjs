@@ -90,16 +90,28 @@ function questions() {
   return out;
 }
 
+// What a request fetched, for the per-part breakdown of a query's bytes.
+function partKind(path) {
+  for (const [kind, re] of [['model rows', /\/rows\//], ['lexicon shards', /\/lexicon\//], ['term fragments', /\/split\/terms\//],
+    ['page fragments', /\/split\/pages\//], ['match fragments', /\/split\/matches\//]]) {
+    if (re.test(path)) return kind;
+  }
+  return 'other';
+}
+
 // A browser with its byte counter: bodies as served (compressed: the
 // server gzips as static hosts do), per request finished.
 async function browse() {
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
   const page = await browser.newPage();
-  const meter = { bytes: 0, pending: 0 };
+  const meter = { bytes: 0, pending: 0, kinds: {} };
   page.on('request', () => { meter.pending++; });
   page.on('requestfailed', () => { meter.pending--; });
   page.on('requestfinished', async (req) => {
-    meter.bytes += (await req.sizes()).responseBodySize;  // encoded: the bytes that crossed
+    const size = (await req.sizes()).responseBodySize;  // encoded: the bytes that crossed
+    meter.bytes += size;
+    const kind = partKind(new URL(req.url()).pathname);
+    meter.kinds[kind] = (meter.kinds[kind] ?? 0) + size;
     meter.pending--;
   });
   meter.settled = async () => {
@@ -123,10 +135,12 @@ async function measure(base, qs, start, ask) {
   const later = [];
   for (const q of qs.slice(1)) {
     const before = meter.bytes;
+    const kindsBefore = { ...meter.kinds };
     const t = Date.now();
     const n = await page.evaluate(ask, q);
     await meter.settled();
-    later.push({ ms: Date.now() - t, bytes: meter.bytes - before, results: n });
+    const kinds = Object.fromEntries(Object.entries(meter.kinds).map(([k, v]) => [k, v - (kindsBefore[k] ?? 0)]).filter(([, v]) => v > 0));
+    later.push({ ms: Date.now() - t, bytes: meter.bytes - before, kinds, results: n });
   }
   await browser.close();
   return { firstResultMs, firstBytes, firstResults: first, later };
@@ -223,10 +237,18 @@ async function splitRecall(pack, dir) {
   return { ...rate(halves.all), recallQuestions: qs.length, dev: rate(halves.dev), heldOut: rate(halves['held-out']), passagesFetched };
 }
 
+// Mean bytes per later query, per kind of part.
+function meanKinds(later) {
+  const sum = {};
+  for (const x of later) for (const [k, v] of Object.entries(x.kinds)) sum[k] = (sum[k] ?? 0) + v;
+  return Object.fromEntries(Object.entries(sum).map(([k, v]) => [k, Math.round(v / later.length)]));
+}
+
 function summary(m) {
   return {
     firstResultMs: m.firstResultMs, firstBytes: m.firstBytes, firstResults: m.firstResults,
     laterMedianBytes: median(m.later.map((x) => x.bytes)), laterMaxBytes: Math.max(...m.later.map((x) => x.bytes)),
+    laterKindsMean: meanKinds(m.later),
     laterMedianMs: median(m.later.map((x) => x.ms)), answeredLater: m.later.filter((x) => x.results > 0).length, laterQueries: m.later.length,
   };
 }
@@ -264,6 +286,7 @@ function markdown(r) {
     `${(100 * r.split.sameFirst).toFixed(0)}% (development half ${r.split.dev.recallAt10.toFixed(3)} / ${r.split.dev.recallByText.toFixed(3)} / ${(100 * r.split.dev.sameFirst).toFixed(0)}%, held-out half`,
     `${r.split.heldOut.recallAt10.toFixed(3)} / ${r.split.heldOut.recallByText.toFixed(3)} / ${(100 * r.split.heldOut.sameFirst).toFixed(0)}%; the split's options were chosen on the development half); after all of`,
     `them the page held ${r.split.passagesFetched.toLocaleString('en')} of the ${r.site.passages.toLocaleString('en')} passages.`,
+    `A later query's bytes, mean per kind of part (compressed): ${Object.entries(r.split.laterKindsMean).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${kb(v)}`).join(', ')}.`,
     '',
     "Issue 20's goals for vesper on such a site: first query <= 1 MB in all (compressed as served), later queries <= 100 kB,",
     'recall@10 >= 0.95 of the in-memory search, first result <= 1.5 s. The split index fetches, per query, the term fragments',

@@ -59,7 +59,12 @@ struct SplitOptions {
   // model rows of every fetched passage's pieces (on a large site, most of
   // the table). Served by consecutive piece ids, this many per fragment.
   size_t match_neighbors = 16;
-  size_t match_fragment_pieces = 32;
+  // 8 a fragment: a query's pieces are scattered over the ids, so it reads
+  // one fragment per piece either way, and a smaller one is fewer bytes
+  // (on the 10,000-page benchmark a query's 90th-percentile download,
+  // model parts included, 116 -> 108 kB, the largest 198 -> 166 kB against
+  // 32 a fragment; bench/pagefind/SPLIT-TUNING.md).
+  size_t match_fragment_pieces = 8;
   // Hears how far the neighbour lists are (the slow step: tens of seconds
   // on a 10,000-page site); optional.
   NeighborProgress on_progress;

@@ -278,8 +278,9 @@ TEST_CASE("a split's neighbour lists score piece matching as the rows do, with n
 TEST_CASE("a query fetches the neighbour lists of its own pieces and ranks near the whole", "[split]") {
   const Matched m = DefaultModel();
   const Collection whole = MatchedSite(m, 8);
-  const SplitFiles files = SplitCollection(whole, SmallParts());  // 16 neighbours, 32 pieces a fragment
-  REQUIRE(files.matches.size() == (m.full->vocab() + 31) / 32);
+  const SplitFiles files = SplitCollection(whole, SmallParts());  // 16 neighbours, the default pieces a fragment
+  const size_t per = SplitOptions{}.match_fragment_pieces;
+  REQUIRE(files.matches.size() == (m.full->vocab() + per - 1) / per);
   Loaded l = Open(files);
   l.part.EnablePieceMatch(std::make_shared<PieceMatcher>(m.full), m.tok);
   for (const std::string& q : kQueries) {

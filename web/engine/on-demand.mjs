@@ -12,11 +12,13 @@
 // wanted at once, or a part cannot be used, the whole file comes instead.
 import { VesperError } from './errors.mjs';
 
-// A block is read whole: 16 rows of 260 bytes (int8 and a scale) is ~4 kB,
-// so a query with a dozen unfamiliar pieces downloads tens of kB (blocks of
-// 64 rows made a split site's query fetch ~250 kB of them: its pieces fall
-// in as many blocks either way, bench/pagefind/SCALE.md).
-export const ROWS_PER_BLOCK = 16;
+// A block is read whole: 4 rows of 260 bytes (int8 and a scale) is ~1 kB.
+// A query's pieces fall in about as many blocks whatever their size, so a
+// small block is fewer bytes: blocks of 64 rows made a split site's query
+// fetch ~250 kB of them; of 16, on the 10,000-page benchmark a query's
+// 90th-percentile download was 143 kB against 116 kB with 4
+// (bench/pagefind/SPLIT-TUNING.md).
+export const ROWS_PER_BLOCK = 4;
 // 512 per language: ~2.5 kB of the default lexicon each (~1.2 kB compressed);
 // a query reads one per distinct word (and dictionary form).
 export const LEXICON_SHARDS = 512;
