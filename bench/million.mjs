@@ -186,9 +186,8 @@ hnswlib keeps float32 vectors inside its graph; its peak includes the float32 da
 ${engines.map(([name, e]) => engineRow(name, e)).filter(Boolean).join('\n')}
 
 Goal: under 600 MB, load under 3 s, p50 under 2 ms at recall@10 >= 0.95 (the WASM rows).
-"Saved bytes" are vesper_bench hnsw-rows' store + graph with the graph's level-0 lists in full (pack version 5's
-layout); pack version 6 stores each list by its count (13.2 of 32 links on average here), about 75 bytes less per
-vector: ~335.
+"Saved bytes" are vesper_bench hnsw-rows' store + graph with each level-0 list stored by its count, as packs (version
+6) store them.${(r.wasm?.saved_bytes_per_vector ?? 0) > 400 ? " The WASM (node) row, about 410 bytes per vector, was measured before 2026-12-07 with the lists in full (version 5's layout)." : ''}
 ${r.chromium ? `In Chromium the load is the copy of the fetched bytes into WASM memory (${r.chromium.copy_s.toFixed(2)} s, most of it the first
 touch of ${(r.chromium.saved_bytes_per_vector * r.n / 2 ** 20).toFixed(0)} MiB of fresh pages on this VM) plus the core's load (${(r.chromium.load_s - r.chromium.copy_s).toFixed(2)} s); the page is cross-origin
 isolated so performance.now() resolves 5 µs.` : ''}

@@ -473,6 +473,7 @@ void CheckLinks(ByteReader& r, const char* list, size_t most, size_t count) {
 // that has that level (known once every node's level is).
 void ReadUpperLevels(ByteReader& r, Graph& g, size_t count, uint32_t maxlevel) {
   g.cur_element_count = 0;  // raised as nodes are validated, so the destructor frees only what exists
+  g.label_lookup_.reserve(count);  // one table, not a rehash each time it doubles
   for (size_t i = 0; i < count; ++i) {
     uint32_t level = r.u32();
     if (level > maxlevel) r.fail("HNSW node level exceeds the graph's");

@@ -34,6 +34,9 @@ using vesper::bench::ReadBytes;
 
 namespace {
 
+// Level-0 link lists saved by their count, as packs store them (version 6).
+constexpr bool kCompactLinks = true;
+
 using Clock = std::chrono::steady_clock;
 double Since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
@@ -87,7 +90,7 @@ std::vector<uint8_t> Build(const char* data_path, size_t n, size_t dims, HnswPar
   ByteWriter w(saved);
   store.Save(w);
   const VectorRows rows = store.Rows();
-  graph.Save(w, false, &rows);
+  graph.Save(w, false, &rows, kCompactLinks);
   return saved;
 }
 
@@ -148,7 +151,7 @@ int HnswRows(int argc, char** argv) {
   auto t0 = Clock::now();
   ByteReader r(saved.data(), saved.size(), "hnsw-rows");
   VectorStore store = VectorStore::Load(r);
-  HnswIndex graph = HnswIndex::LoadByReference(r, store.Rows());
+  HnswIndex graph = HnswIndex::LoadByReference(r, store.Rows(), 8, false, kCompactLinks);
   const double load_s = Since(t0);
   std::vector<uint8_t>().swap(saved);  // a page drops the fetched bytes once loaded
   const double index_mib = HeapInUseMiB() - baseline;  // store + graph, nothing else left

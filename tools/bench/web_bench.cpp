@@ -36,7 +36,8 @@ EMSCRIPTEN_KEEPALIVE int vb_load(const uint8_t* bytes, size_t size) {
   try {
     ByteReader r(bytes, size, "saved index");
     store = std::make_unique<VectorStore>(VectorStore::Load(r));
-    graph = std::make_unique<HnswIndex>(HnswIndex::LoadByReference(r, store->Rows()));
+    // Level-0 link lists by their count, as vesper_bench hnsw-rows and packs save them.
+    graph = std::make_unique<HnswIndex>(HnswIndex::LoadByReference(r, store->Rows(), 8, false, /*compact_links=*/true));
     hits.reserve(kTopK);
     return 0;
   } catch (const Error& e) {
