@@ -22,8 +22,11 @@ export const ROWS_PER_BLOCK = 4;
 // 512 per language: ~2.5 kB of the default lexicon each (~1.2 kB compressed);
 // a query reads one per distinct word (and dictionary form).
 export const LEXICON_SHARDS = 512;
-// Past this share of a table's parts in one go, one request for the file.
+// Past this share of a table's parts in one go, or past this many requests
+// (re-embedding a knowledge base asks for thousands of small blocks a
+// batch), one request for the file.
 const WHOLE_TABLE_SHARE = 1 / 8;
+const MAX_PARTS_AT_ONCE = 256;
 // A call asks again after each fetch: a query's pieces, then its
 // translation's, then words a phrase lookup revealed. More is a bug.
 const MAX_ROUNDS = 10;
@@ -74,7 +77,7 @@ function partSource({ total, partsOf, readPart, readWhole }) {
   async function fetchParts(wanted) {
     const parts = partsOf(wanted);
     if (!parts.length || stats.whole) return;
-    if (parts.length > total * WHOLE_TABLE_SHARE) return whole();
+    if (parts.length > Math.min(total * WHOLE_TABLE_SHARE, MAX_PARTS_AT_ONCE)) return whole();
     try {
       await pooled(parts, FETCHES_AT_ONCE, async (part) => {
         stats.bytes += await readPart(part);
