@@ -156,7 +156,6 @@ export async function readSource(source, base = globalThis.document?.baseURI) {
   return urlReader(url)('');
 }
 
-// Fetches a model file relative to the model's folder URL, reporting bytes.
 // The body's length as it will be read, or null when unknown: a server that
 // compresses (Content-Encoding: gzip, as static hosts do) gives the length
 // of the compressed bytes, while the body reads decompressed.
@@ -167,6 +166,7 @@ export function bodyLength(res) {
   return Number.isFinite(length) ? length : null;
 }
 
+// Fetches a model file relative to the model's folder URL, reporting bytes.
 // file: URLs (Node) are read from disk, in one piece.
 export function urlReader(baseUrl, { onBytes } = {}) {
   return async (path) => {

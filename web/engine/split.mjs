@@ -53,7 +53,7 @@ export async function openSplit(core, readFile, { pages = null } = {}) {
   const entry = await readFile(SPLIT_ENTRY);
   const index = core.splitIndex(entry);
   const db = index.makeCollection();
-  const stats = { parts: 0, bytes: entry.byteLength, names: [] };
+  const stats = { bytes: entry.byteLength, names: [], get parts() { return this.names.length; } };
   const fetched = new Map();  // part -> bytes not added yet (adding may wait for model rows)
   const add = (name) => {
     const bytes = fetched.get(name);
@@ -70,7 +70,6 @@ export async function openSplit(core, readFile, { pages = null } = {}) {
       await pooled(missing.filter((name) => !fetched.has(name)), FETCHES_AT_ONCE, async (name) => {
         const bytes = await readFile(partPath(name));
         fetched.set(name, bytes);
-        stats.parts += 1;
         stats.bytes += bytes.byteLength;
         stats.names.push(name);
       });
