@@ -652,6 +652,15 @@ class DocumentChunker {
         continue;
       }
       auto best = std::prev(over);
+      // A piece that ends where the last one did holds nothing new: the
+      // overlap walked back over cuts that all fit in it while what follows
+      // the cut does not (a short line before a long run). Emitting it would
+      // repeat the same piece once per cut (a 6 kB fuzz input gave 1,450
+      // chunks, mostly one span over and over): resume past the last piece.
+      if (!out.empty() && *best <= out.back().second) {
+        pos = out.back().second;
+        continue;
+      }
       out.push_back({pos, *best});
       size_t next = *best;
       if (overlap > 0) {

@@ -235,6 +235,24 @@ TEST_CASE("a run with no spaces is cut with a few exact counts a piece, every pi
   CHECK(counts <= prose_counts + 4 * run_chunks);
 }
 
+TEST_CASE("a piece never repeats or lies inside the one before: a short line before a run too long to share one", "[chunker]") {
+  // The overlap walked back over cuts that all fit in it while the run after
+  // them did not: the same piece came out once per cut (the fuzzer's 6 kB of
+  // tabs and control characters gave 1,450 chunks, mostly one span, and ran
+  // past its timeout; tests/data/fuzz/chunker/tabs-before-control-run.bin).
+  const std::string small = "I\t\ta!a\ta" + std::string(200, '\x01');
+  const std::string fuzzed = test::ReadFile(std::string(VESPER_TEST_DATA_DIR) + "/fuzz/chunker/tabs-before-control-run.bin");
+  for (const std::string& text : {small, fuzzed}) {
+    auto chunks = ChunkDocument("tabs.txt", text);
+    REQUIRE(!chunks.empty());
+    for (size_t i = 1; i < chunks.size(); ++i) {
+      INFO("chunk " << i << " [" << chunks[i].begin << ", " << chunks[i].end << ")");
+      CHECK(chunks[i].end > chunks[i - 1].end);
+    }
+    CHECK(chunks.size() * 64 < text.size() + 64 * 4);  // a few pieces, not one per cut
+  }
+}
+
 TEST_CASE("chunk ids are stable and a tokenizer can set the budget", "[chunker]") {
   auto seeds = test::Seeds();
   auto a = ChunkDocument("003", seeds[3].text);
