@@ -26,8 +26,7 @@ async function measure({ nq, dims, efs, rounds }) {
   core.HEAPU8.set(bytes, at);
   const copied = performance.now();
   if (core._vb_load(at, bytes.length) !== 0) throw new Error('the saved index did not load');
-  const loaded = performance.now();
-  core._vb_free(at);
+  const loaded = performance.now();  // the core keeps the bytes at `at` (its rows are read in place)
   const q = core._vb_alloc(dims * 4), out = core._vb_alloc(40);
   const sweep = [], ids = [];
   for (const ef of efs) {

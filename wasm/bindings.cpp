@@ -591,10 +591,12 @@ size_t LoadPackStaged(size_t n, val expected) {
   return Guard([&] {
     if (n > g_bytes.size()) throw Error(ErrorCode::kInvalidArgument, "staged pack missing");
     ModelInfo m = ModelFromJs(expected);
-    std::vector<Collection> loaded = LoadPack(g_bytes.data(), n, m.lexical_only() ? nullptr : &m);
-    // The collections hold copies: the staged pack's memory (as large as the
-    // pack) goes back to the heap now rather than when something is staged next.
+    // The collections hold copies, or (vectors that are most of a large pack)
+    // read them in place and keep the staged bytes: either way the staging
+    // buffer is let go now rather than when something is staged next.
+    auto staged = std::make_shared<Bytes>(std::move(g_bytes));
     Bytes().swap(g_bytes);
+    std::vector<Collection> loaded = LoadPack(staged->data(), n, m.lexical_only() ? nullptr : &m, staged);
     g_loaded.clear();
     for (Collection& c : loaded) g_loaded.emplace_back(std::move(c));
     return g_loaded.size();

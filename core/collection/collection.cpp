@@ -848,8 +848,8 @@ void Collection::LoadChunks(ByteReader& r) {
 
 void Collection::SaveVectors(ByteWriter& w) const { store_.Save(w); }
 
-void Collection::LoadVectors(ByteReader& r) {
-  VectorStore s = VectorStore::Load(r);
+void Collection::LoadVectors(ByteReader& r, std::shared_ptr<const void> owner) {
+  VectorStore s = VectorStore::Load(r, std::move(owner));
   if (s.dims() != model_.dims) r.fail("vector dims do not match the collection's model");
   if (s.format() != options_.vectors) r.fail("vector format does not match the collection's");
   if (s.slots() != chunks_.size()) r.fail("vector count does not match the chunk count");

@@ -241,7 +241,7 @@ class Collection {
   void SaveHnsw(ByteWriter& w, bool with_vectors = false, bool compact_links = false) const;
   static Collection LoadMeta(ByteReader& r);
   void LoadChunks(ByteReader& r);
-  void LoadVectors(ByteReader& r);
+  void LoadVectors(ByteReader& r, std::shared_ptr<const void> owner = nullptr);
   // vectors_inline: the graph carries its vectors (packs before version 4);
   // else they come from the vectors section, loaded before it.
   void LoadHnsw(ByteReader& r, size_t label_bytes = 8, bool vectors_inline = false, bool compact_links = false);

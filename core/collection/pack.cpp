@@ -174,7 +174,14 @@ Bytes SavePack(const std::vector<const Collection*>& collections, uint32_t versi
 namespace {
 
 // Parses every section; `finish` builds what search derives from them (BM25).
-std::vector<Collection> ParsePack(const uint8_t* data, size_t size, const ModelInfo* expected, bool finish) {
+// Reading vectors in place keeps the whole pack in memory for as long as the
+// collection lives: worth it only where the vectors are most of the pack
+// (millions of rows), not for text-heavy packs whose other sections are
+// parsed into copies anyway.
+constexpr size_t kInPlaceShareDivisor = 2;  // vectors >= 1/2 of the pack
+
+std::vector<Collection> ParsePack(const uint8_t* data, size_t size, const ModelInfo* expected, bool finish,
+                                  const std::shared_ptr<const void>& owner) {
   uint32_t version;
   std::vector<Section> sections = ReadTable(data, size, version);
   std::vector<Collection> out;
@@ -202,7 +209,7 @@ std::vector<Collection> ParsePack(const uint8_t* data, size_t size, const ModelI
         case kChunks: c.LoadChunks(r); break;
         case kVectors:
           if (!c.has_vectors()) Corrupt("vectors in a lexical-only collection");
-          c.LoadVectors(r);
+          c.LoadVectors(r, owner && s.size >= size / kInPlaceShareDivisor ? owner : nullptr);
           break;
         case kHnsw:
           if (!c.has_vectors()) Corrupt("HNSW graph in a lexical-only collection");
@@ -245,8 +252,9 @@ std::vector<Collection> ParsePack(const uint8_t* data, size_t size, const ModelI
 
 }  // namespace
 
-std::vector<Collection> LoadPack(const uint8_t* data, size_t size, const ModelInfo* expected) {
-  return ParsePack(data, size, expected, true);
+std::vector<Collection> LoadPack(const uint8_t* data, size_t size, const ModelInfo* expected,
+                                 std::shared_ptr<const void> owner) {
+  return ParsePack(data, size, expected, true, owner);
 }
 
 PackInfo InspectPack(const uint8_t* data, size_t size) {
@@ -254,7 +262,7 @@ PackInfo InspectPack(const uint8_t* data, size_t size) {
   std::vector<Section> sections = ReadTable(data, size, info.version);
   info.bytes = size;
   for (const Section& s : sections) info.sections.push_back({KindName(s.kind), s.collection, s.offset, s.size});
-  for (const Collection& c : ParsePack(data, size, nullptr, false)) {
+  for (const Collection& c : ParsePack(data, size, nullptr, false, nullptr)) {
     info.collections.push_back({c.name(), c.model(), c.size(), c.uses_hnsw()});
   }
   return info;

@@ -45,7 +45,11 @@ void SavePackTo(const std::vector<const Collection*>& collections, const ByteWri
 
 // With `expected`, a collection embedded by another model is refused
 // (kModelMismatch) instead of being searched with incomparable vectors.
-std::vector<Collection> LoadPack(const uint8_t* data, size_t size, const ModelInfo* expected = nullptr);
+// With `owner` (memory holding data, kept alive by what is loaded from it),
+// a collection whose int8 vectors are at least half the pack reads them in
+// place rather than copying them (VectorStore::Load).
+std::vector<Collection> LoadPack(const uint8_t* data, size_t size, const ModelInfo* expected = nullptr,
+                                 std::shared_ptr<const void> owner = nullptr);
 
 struct PackSectionInfo {
   std::string kind;

@@ -43,7 +43,7 @@ VectorRows VectorStore::Rows() const {
   rows.dims = dims_;
   rows.count = alive_.size();
   if (format_ == VectorFormat::kInt8) {
-    rows.codes = codes_.data();
+    rows.codes = codes();
     rows.scales = scales_.data();
   } else {
     rows.floats = data_.data();
@@ -54,6 +54,7 @@ VectorRows VectorStore::Rows() const {
 uint32_t VectorStore::Add(const float* v) {
   if (dims_ == 0) throw Error(ErrorCode::kInvalidArgument, "vector store has no dimensions");
   if (format_ == VectorFormat::kInt8) {
+    OwnCodes();
     size_t at = codes_.size();
     codes_.resize(at + dims_);
     scales_.push_back(QuantizeInt8(v, dims_, codes_.data() + at));
@@ -80,6 +81,13 @@ void VectorStore::ToInt8() {
   format_ = VectorFormat::kInt8;
 }
 
+void VectorStore::OwnCodes() {
+  if (!in_place_codes_) return;
+  codes_.assign(in_place_codes_, in_place_codes_ + alive_.size() * dims_);
+  in_place_codes_ = nullptr;
+  owner_.reset();
+}
+
 void VectorStore::Remove(uint32_t label) {
   if (!alive(label)) throw Error(ErrorCode::kNotFound, "vector " + std::to_string(label) + " is not stored");
   alive_[label] = 0;
@@ -100,7 +108,7 @@ void VectorStore::Decode(uint32_t label, float* out) const { DecodeRow(Rows(), l
 
 float VectorStore::Score(const float* query, uint32_t label) const {
   if (format_ == VectorFormat::kInt8) {
-    return DotInt8(query, codes_.data() + static_cast<size_t>(label) * dims_, dims_, scales_[label]);
+    return DotInt8(query, codes() + static_cast<size_t>(label) * dims_, dims_, scales_[label]);
   }
   return Dot(query, data_.data() + static_cast<size_t>(label) * dims_, dims_);
 }
@@ -133,12 +141,12 @@ void VectorStore::Search(const float* query, size_t k, float threshold, std::vec
       DotRows(query, data_.data() + start * dims_, count, dims_, scores_.data());
     } else if (integer_scan) {
       for (size_t i = 0; i < count; ++i) {
-        scores_[i] = static_cast<float>(DotInt8Int16(query_i16_.data(), codes_.data() + (start + i) * dims_, dims_)) *
+        scores_[i] = static_cast<float>(DotInt8Int16(query_i16_.data(), codes() + (start + i) * dims_, dims_)) *
                      q_scale * scales_[start + i];
       }
     } else {
       for (size_t i = 0; i < count; ++i) {
-        scores_[i] = DotInt8(query, codes_.data() + (start + i) * dims_, dims_, scales_[start + i]);
+        scores_[i] = DotInt8(query, codes() + (start + i) * dims_, dims_, scales_[start + i]);
       }
     }
     for (size_t i = 0; i < count; ++i) {
@@ -152,7 +160,7 @@ void VectorStore::Search(const float* query, size_t k, float threshold, std::vec
   if (!integer_scan) return;
   rescore_.Reset(k);
   for (const Hit& h : out) {
-    float s = DotInt8(query, codes_.data() + static_cast<size_t>(h.label) * dims_, dims_, scales_[h.label]);
+    float s = DotInt8(query, codes() + static_cast<size_t>(h.label) * dims_, dims_, scales_[h.label]);
     if (s >= threshold) rescore_.Push(h.label, s);
   }
   rescore_.TakeSorted(out);
@@ -190,13 +198,13 @@ void VectorStore::Save(ByteWriter& w) const {
   w.raw(alive_.data(), alive_.size());
   if (format_ == VectorFormat::kInt8) {
     w.raw(scales_.data(), scales_.size() * sizeof(float));
-    w.raw(codes_.data(), codes_.size());
+    w.raw(codes(), alive_.size() * dims_);
   } else {
     w.raw(data_.data(), data_.size() * sizeof(float));
   }
 }
 
-VectorStore VectorStore::Load(ByteReader& r) {
+VectorStore VectorStore::Load(ByteReader& r, std::shared_ptr<const void> owner) {
   size_t dims = r.u32();
   if (dims == 0 || dims > 65536) r.fail("implausible vector dimensions " + std::to_string(dims));
   uint32_t format = r.u32();
@@ -212,8 +220,13 @@ VectorStore VectorStore::Load(ByteReader& r) {
   if (s.format_ == VectorFormat::kInt8) {
     s.scales_.resize(n);
     r.raw(s.scales_.data(), n * sizeof(float));
-    s.codes_.resize(n * dims);
-    r.raw(s.codes_.data(), s.codes_.size());
+    if (owner) {
+      s.in_place_codes_ = reinterpret_cast<const int8_t*>(r.take(n * dims));
+      s.owner_ = std::move(owner);
+    } else {
+      s.codes_.resize(n * dims);
+      r.raw(s.codes_.data(), s.codes_.size());
+    }
     for (float x : s.scales_) if (!std::isfinite(x) || x <= 0.f) r.fail("bad int8 scale");
   } else {
     s.data_.resize(n * dims);

@@ -9,6 +9,7 @@
 //                     candidates rescored on the full-precision vectors
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -69,16 +70,26 @@ class VectorStore {
   void set_rescore_factor(size_t f) { rescore_factor_ = f; }
 
   void Save(ByteWriter& w) const;
-  static VectorStore Load(ByteReader& r);
+  // With `owner` (memory that holds the reader's bytes, kept alive by the
+  // store), int8 codes are read in place instead of copied: for large
+  // stores, loading then touches half the fresh memory. The store copies
+  // them out the first time it changes.
+  static VectorStore Load(ByteReader& r, std::shared_ptr<const void> owner = nullptr);
+  bool reads_in_place() const { return in_place_codes_ != nullptr; }
 
  private:
   void SearchBinary(const float* query, size_t k, float threshold, std::vector<Hit>& out,
                     const std::vector<uint8_t>* allowed) const;
+  const int8_t* codes() const { return in_place_codes_ ? in_place_codes_ : codes_.data(); }
+  void OwnCodes();  // copies codes read in place into codes_, before a change
+
 
   size_t dims_;
   VectorFormat format_;
   std::vector<float> data_;     // float32 and binary (for rescoring)
-  std::vector<int8_t> codes_;   // int8
+  std::vector<int8_t> codes_;   // int8, unless read in place:
+  const int8_t* in_place_codes_ = nullptr;  // int8 codes inside owner_'s bytes
+  std::shared_ptr<const void> owner_;
   std::vector<float> scales_;   // int8
   std::vector<uint64_t> bits_;  // binary
   std::vector<uint8_t> alive_;

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <memory>
+
 #include <cstring>
 #include <set>
 
@@ -72,6 +74,42 @@ TEST_CASE("a float32 store turned int8 equals one stored int8 from the start; fi
   grown.Search(data.data(), 20, -1.f, x, &allowed);
   REQUIRE(!x.empty());
   for (const Hit& h : x) CHECK(h.label % 3 == 0);
+}
+
+TEST_CASE("int8 rows read in place score, save and decode as copied ones; the first change copies them out", "[index]") {
+  const size_t dims = 32, n = 200;
+  auto data = test::ClusteredVectors(n, dims, 10, 0.3f, 3);
+  VectorStore built(dims, VectorFormat::kInt8);
+  for (size_t i = 0; i < n; ++i) built.Add(data.data() + i * dims);
+  built.Remove(11);
+  auto bytes = std::make_shared<Bytes>();
+  ByteWriter w(*bytes);
+  built.Save(w);
+  ByteReader copied_reader(bytes->data(), bytes->size(), "store");
+  VectorStore copied = VectorStore::Load(copied_reader);
+  ByteReader r(bytes->data(), bytes->size(), "store");
+  VectorStore in_place = VectorStore::Load(r, bytes);
+  CHECK_FALSE(copied.reads_in_place());
+  REQUIRE(in_place.reads_in_place());
+  std::weak_ptr<Bytes> held = bytes;
+  bytes.reset();
+  CHECK_FALSE(held.expired());  // the store keeps the bytes it reads
+  std::vector<Hit> x, y;
+  copied.Search(data.data(), 10, -1.f, x), in_place.Search(data.data(), 10, -1.f, y);
+  REQUIRE(x.size() == y.size());
+  for (size_t i = 0; i < x.size(); ++i) CHECK((x[i].label == y[i].label && x[i].score == y[i].score));
+  Bytes s1, s2;
+  ByteWriter w1(s1), w2(s2);
+  copied.Save(w1), in_place.Save(w2);
+  CHECK(s1 == s2);
+  copied.Add(data.data()), in_place.Add(data.data());
+  CHECK_FALSE(in_place.reads_in_place());
+  CHECK(held.expired());  // copied out, the bytes go
+  std::vector<float> a(dims), b(dims);
+  for (uint32_t i : {0u, 57u, 199u, 200u}) {
+    copied.Decode(i, a.data()), in_place.Decode(i, b.data());
+    CHECK(a == b);
+  }
 }
 
 TEST_CASE("exact scan returns the true top-k above the threshold", "[index]") {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <memory>
 #include <tuple>
 
 #include "core/collection/pack.h"
@@ -255,6 +256,36 @@ TEST_CASE("packs keep the vector format", "[pack]") {
     auto b = loaded[0].Search("Tesla", q.data(), 16, opt);
     REQUIRE(a.size() == b.size());
     for (size_t i = 0; i < a.size(); ++i) CHECK(a[i].label == b[i].label);
+  }
+}
+
+TEST_CASE("a pack whose int8 vectors are most of it is read in place and kept; a text-heavy one is copied", "[pack]") {
+  for (size_t dims : {size_t{16}, size_t{2048}}) {
+    CollectionOptions o;
+    o.vectors = VectorFormat::kInt8;
+    o.index = IndexKind::kHnsw;
+    Collection c("q", test::FakeModel(dims), o);
+    auto seed = test::Seeds()[2];
+    auto chunks = ChunkDocument(seed.name, seed.text);
+    auto v = test::FakeEmbedChunks(chunks, dims);
+    c.Add(chunks, v.data(), chunks.size());
+    const Bytes bytes = SavePack({&c});
+    auto owner = std::make_shared<Bytes>(bytes);
+    std::weak_ptr<Bytes> held = owner;
+    auto loaded = LoadPack(owner->data(), owner->size(), nullptr, owner);
+    owner.reset();
+    const bool in_place = dims * chunks.size() * 2 >= bytes.size();
+    INFO("dims " << dims << ", pack " << bytes.size() << " bytes");
+    REQUIRE(in_place == (dims > 16));  // both cases are exercised
+    CHECK(held.expired() == !in_place);
+    CHECK(SavePack({&loaded[0]}) == bytes);
+    SearchOptions opt;
+    opt.threshold = 0.f;
+    auto q = test::FakeEmbed("Tesla", dims);
+    auto a = c.Search("Tesla", q.data(), dims, opt);
+    auto b = loaded[0].Search("Tesla", q.data(), dims, opt);
+    REQUIRE(a.size() == b.size());
+    for (size_t i = 0; i < a.size(); ++i) CHECK((a[i].label == b[i].label && a[i].fused == b[i].fused));
   }
 }
 

@@ -31,11 +31,13 @@ extern "C" {
 EMSCRIPTEN_KEEPALIVE void* vb_alloc(size_t bytes) { return std::malloc(bytes); }
 EMSCRIPTEN_KEEPALIVE void vb_free(void* p) { std::free(p); }
 
-// 0 when loaded, else 1 (the reason is printed).
-EMSCRIPTEN_KEEPALIVE int vb_load(const uint8_t* bytes, size_t size) {
+// Takes `bytes` (from vb_alloc): the store reads its int8 rows in place and
+// frees them with itself. 0 when loaded, else 1 (the reason is printed).
+EMSCRIPTEN_KEEPALIVE int vb_load(uint8_t* bytes, size_t size) {
   try {
+    std::shared_ptr<const void> owner(bytes, std::free);
     ByteReader r(bytes, size, "saved index");
-    store = std::make_unique<VectorStore>(VectorStore::Load(r));
+    store = std::make_unique<VectorStore>(VectorStore::Load(r, owner));
     // Level-0 link lists by their count, as vesper_bench hnsw-rows and packs save them.
     graph = std::make_unique<HnswIndex>(HnswIndex::LoadByReference(r, store->Rows(), 8, false, /*compact_links=*/true));
     hits.reserve(kTopK);
