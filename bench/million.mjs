@@ -173,10 +173,12 @@ scores 0.949 strict, 0.9996 within 1e-3).
 HNSW M=${M}, efConstruction=${efC}, one thread everywhere.
 
 vesper holds each vector once: in the collection's vector store (int8: 256 codes + a scale), with the HNSW
-graph reading rows by reference (\`HnswIndex::ByReference\`): no copy of the vectors in the graph. Results over
-int8 rows are scored again with the float query. "Memory" is what loading the saved bytes added to the heap
-(store + graph, the bytes then released, as a page drops a fetched buffer); peak is the WASM linear memory
-(or the process's resident set natively), which includes building or the saved buffer while it was held.
+graph reading rows by reference (\`HnswIndex::ByReference\`): no copy of the vectors in the graph. Loading reads the
+int8 rows in place in the saved bytes, which the store keeps (as a pack whose vectors are most of it is loaded;
+\`VectorStore::Load\` with an owner): it writes only the graph's memory, where copying the rows too touched twice the
+fresh pages (page faults were most of the load). Results over int8 rows are scored again with the float query.
+"Memory" is what loading the saved bytes added to the heap (store with the saved bytes + graph); peak is the WASM
+linear memory (or the process's resident set natively), which includes building.
 hnswlib keeps float32 vectors inside its graph; its peak includes the float32 data the script loads.
 
 ## Goals (issue "Scale")
@@ -187,7 +189,7 @@ ${engines.map(([name, e]) => engineRow(name, e)).filter(Boolean).join('\n')}
 
 Goal: under 600 MB, load under 3 s, p50 under 2 ms at recall@10 >= 0.95 (the WASM rows).
 "Saved bytes" are vesper_bench hnsw-rows' store + graph with each level-0 list stored by its count, as packs (version
-6) store them.${(r.wasm?.saved_bytes_per_vector ?? 0) > 400 ? " The WASM (node) row, about 410 bytes per vector, was measured before 2026-12-07 with the lists in full (version 5's layout)." : ''}
+6) store them.${(r.wasm?.saved_bytes_per_vector ?? 0) > 400 ? " The WASM (node) row, about 410 bytes per vector, was measured before 2026-12-07 with the lists in full (version 5's layout)." : ''}${r.wasm?.built_earlier ? ' A row whose build time is from an earlier run loaded the bytes that run (or, for WASM under Node, the native build: the same format) saved.' : ''}
 ${r.chromium ? `In Chromium the load is the copy of the fetched bytes into WASM memory (${r.chromium.copy_s.toFixed(2)} s, most of it the first
 touch of ${(r.chromium.saved_bytes_per_vector * r.n / 2 ** 20).toFixed(0)} MiB of fresh pages on this VM) plus the core's load (${(r.chromium.load_s - r.chromium.copy_s).toFixed(2)} s); the page is cross-origin
 isolated so performance.now() resolves 5 µs.` : ''}
