@@ -1019,6 +1019,7 @@ class JsPersona {
       out.set("inRole", a.in_role);
       out.set("disclaimer", a.disclaimer);
       out.set("passageLanguages", a.passage_languages);
+      out.set("unsure", a.unsure);
       val cites = val::array();
       for (size_t i = 0; i < a.citations.size(); ++i) {
         const Citation& c = a.citations[i];

@@ -120,6 +120,8 @@ export interface Reply {
   citations: Citation[];
   declined: boolean;
   inRole: boolean;
+  /** Answered from the closest passages of a search unsure the knowledge base answers (the answer says so). */
+  unsure: boolean;
   conversation: Conversation;
 }
 

@@ -379,7 +379,7 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
 
     // One turn with the persona over a database. conversation: the state the
     // previous reply returned ({} for a new one). Resolves to the core's reply:
-    // { answer, language, kind, declined, inRole, disclaimer, citations, state }.
+    // { answer, language, kind, declined, inRole, disclaimer, unsure, citations, state }.
     async ask(name, question, { conversation = {}, threshold = null } = {}) {
       if (!this.persona) throw new VesperError('invalid_argument', 'no persona loaded');
       const db = this.require(name);

@@ -260,7 +260,8 @@ class Turn {
     std::vector<size_t> ranks;
   };
   void FromPassages(const float* query_vector, size_t query_dims, bool about_topic);
-  std::vector<SearchResult> Lookup(const float* query_vector, size_t query_dims, bool about_topic) const;
+  // unsure: set when the hits are the closest passages of an unsure decision.
+  std::vector<SearchResult> Lookup(const float* query_vector, size_t query_dims, bool about_topic, bool& unsure) const;
   Pool BuildPool(const std::vector<SearchResult>& hits, bool about_topic) const;
   // timeline: a question asking when or naming a year, which a timeline row may answer.
   std::vector<Unit> GatherUnits(const Pool& pool, const QuestionTerms& terms, bool same_language, bool about_topic,
@@ -537,7 +538,8 @@ void Turn::AddQuote(AnswerWriter& w, const QuestionTerms& terms) {
 }
 
 // The shown, non-meta results of the one search a question gets.
-std::vector<SearchResult> Turn::Lookup(const float* query_vector, size_t query_dims, bool about_topic) const {
+std::vector<SearchResult> Turn::Lookup(const float* query_vector, size_t query_dims, bool about_topic, bool& unsure) const {
+  unsure = false;
   QueryOptions qo;
   qo.k = opt_.k;
   qo.min_score = opt_.threshold;
@@ -550,6 +552,17 @@ std::vector<SearchResult> Turn::Lookup(const float* query_vector, size_t query_d
   std::vector<SearchResult> hits;
   for (size_t i = 0; i < found.results.size(); ++i) {
     if (found.shown[i] && !db_.chunk(found.results[i].label).meta) hits.push_back(found.results[i]);
+  }
+  // Unsure whether the knowledge base answers (the search's decision): the
+  // closest passages still compete, and the answer says it is unsure. A user
+  // more often gets the answer than a wrong "I don't know"; the units still
+  // have to share evidence with the question (FromPassages), or it is "I don't know".
+  if (hits.empty() && found.decision.unsure && state_.in_role && !ph().unsure.empty() && !about_topic) {
+    for (const SearchResult& r : found.results) {
+      if (hits.size() == kPoolPassages) break;
+      if (!db_.chunk(r.label).meta) hits.push_back(r);
+    }
+    unsure = !hits.empty();
   }
   return hits;
 }
@@ -606,7 +619,8 @@ std::vector<Unit> Turn::GatherUnits(const Pool& pool, const QuestionTerms& terms
 }
 
 void Turn::FromPassages(const float* query_vector, size_t query_dims, bool about_topic) {
-  const std::vector<SearchResult> hits = Lookup(query_vector, query_dims, about_topic);
+  bool unsure = false;
+  const std::vector<SearchResult> hits = Lookup(query_vector, query_dims, about_topic, unsure);
   // A question about the topic is answered from the topic's passages even when the lookup finds nothing new.
   if (hits.empty() && !about_topic) return DontKnow();
   bool same_language = false;  // a passage in the question's language answers
@@ -639,6 +653,8 @@ void Turn::FromPassages(const float* query_vector, size_t query_dims, bool about
       }))
     return DontKnow();
   AnswerWriter w(persona_, db_, state_.in_role);
+  if (unsure) w.Say(ph().unsure);
+  a_.unsure = unsure;
   const std::vector<const Unit*> chosen = Select(units, type);
   if (opt_.explain) Explain(units, chosen);
   Frame(w, chosen, units, type);

@@ -57,6 +57,7 @@ struct Answer {
   bool in_role = true;
   bool disclaimer = false;        // this answer carries the one-time disclaimer
   std::string passage_languages;  // set when the passages came from other languages ("pt", "en,pt")
+  bool unsure = false;            // answered from the closest passages the search was unsure of (phrases' "unsure")
   std::vector<Citation> citations;
   std::vector<WeighedUnit> weighed;  // with AnswerOptions::explain: every unit considered, best first
   bool declined() const { return kind == AnswerKind::kDeclined; }

@@ -107,6 +107,7 @@ VoicePhrases ParsePhrases(const json& o, const std::string& field) {
     }
   }
   p.nothing_more = Str(o, "nothing_more", field, /*required=*/false);
+  p.unsure = Str(o, "unsure", field, /*required=*/false);
   p.greeting = Str(o, "greeting", field, /*required=*/false);
   p.thanks = Str(o, "thanks", field, /*required=*/false);
   return p;
@@ -241,7 +242,7 @@ Persona Persona::FromJson(std::string_view text) {
       if (p.UsesBannedWord(s)) Bad("phrases." + lang + ".closings", "\"" + s + "\" uses a word the persona never uses");
     }
     for (auto [name, s] : {std::pair<const char*, const std::string*>{"nothing_more", &ph.nothing_more},
-                           {"greeting", &ph.greeting}, {"thanks", &ph.thanks}}) {
+                           {"greeting", &ph.greeting}, {"thanks", &ph.thanks}, {"unsure", &ph.unsure}}) {
       if (p.UsesBannedWord(*s)) Bad("phrases." + lang + "." + name, "uses a word the persona never uses");
     }
   }

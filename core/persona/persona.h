@@ -67,6 +67,10 @@ struct VoicePhrases {
   // nothing more on the topic (empty: dont_know).
   std::vector<std::string> closings;
   std::string nothing_more;
+  // Optional: said before an answer from the closest passages when the
+  // search is unsure the knowledge base answers ("I'm not sure this is what
+  // you mean, but..."); empty: such a question gets dont_know.
+  std::string unsure;
   // Optional: the reply to a greeting ("Hello!") and to thanks, "{topics}"
   // (empty: such a message is looked up as a question, and finds nothing).
   std::string greeting;

@@ -29,11 +29,12 @@ before(async () => {
 
 test('ask --json: answer, language, citations, declined, in_role', async () => {
   const a = await ask('How do I start learning deep learning?');
-  assert.deepEqual(Object.keys(a), ['answer', 'language', 'kind', 'citations', 'declined', 'in_role', 'disclaimer', 'passage_languages']);
+  assert.deepEqual(Object.keys(a), ['answer', 'language', 'kind', 'citations', 'declined', 'in_role', 'disclaimer', 'unsure', 'passage_languages']);
   assert.equal(a.language, 'en');
   assert.equal(a.kind, 'answer');
   assert.equal(a.declined, false);
   assert.equal(a.in_role, true);
+  assert.equal(a.unsure, false);
   assert.ok(a.citations.length > 0);
   for (const c of a.citations) assert.deepEqual(Object.keys(c), ['n', 'id', 'title', 'source', 'language', 'score']);
   assert.match(a.answer, /\[1\]/);

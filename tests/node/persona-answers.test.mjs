@@ -92,3 +92,32 @@ test('role commands in other words are commands; questions that mention the word
   for (const t of reentries) assert.equal((await p.ask(t, { inRole: false })).kind, 'reentered', t);
   for (const t of questions) assert.ok(!['exited', 'reentered'].includes((await p.ask(t, {})).kind), t);
 });
+
+test('a persona that says when it is unsure answers from the closest passages where the search is unsure; without the phrase, "I don\'t know"', async () => {
+  // The search's decision is unsure of this one (confidence between 0.3 and
+  // the cut); the passage on judging systems beyond a demo is among the closest.
+  const question = 'How do you judge whether a system really works, beyond a nice demo?';
+  const { readFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const file = JSON.parse(readFileSync(join(root, 'web/kb/karpathy/persona.json'), 'utf8'));
+  const unsure = "I'm not sure this is what you mean, but this is the closest thing I have written:";
+  file.phrases.en.unsure = unsure;
+  const hedging = p.core.persona(JSON.stringify(file));
+  try {
+    const { vectors } = await p.embedder.embed([p.persona.lookupText(question)], { kind: 'query' });
+    const plain = p.persona.answer(p.db, question, vectors, {}, {});
+    assert.equal(plain.kind, 'dont_know');
+    assert.equal(plain.unsure, false);
+    const r = hedging.answer(p.db, question, vectors, {}, {});
+    assert.equal(r.kind, 'answer');
+    assert.equal(r.unsure, true);
+    assert.ok(textOf(r).startsWith(unsure), r.answer);
+    assert.ok(r.citations.length > 0);
+    assert.match(r.answer, /真实世界是最终法官|demo/);
+    // Out of the role there is no hedge: the neutral voice does not know.
+    const out = hedging.answer(p.db, question, vectors, { inRole: false }, {});
+    assert.notEqual(out.unsure, true);
+  } finally {
+    hedging.dispose();
+  }
+});

@@ -529,7 +529,7 @@ async function ask(argv) {
   if (options.json) {
     process.stdout.write(JSON.stringify({
       answer: reply.answer, language: reply.language, kind: reply.kind, citations, declined: reply.declined,
-      in_role: reply.inRole, disclaimer: reply.disclaimer, passage_languages: reply.passageLanguages || null,
+      in_role: reply.inRole, disclaimer: reply.disclaimer, unsure: reply.unsure, passage_languages: reply.passageLanguages || null,
       ...(options.generator ? { generator: reply.generator, generated: reply.generated, fallback: reply.fallback, stopped: reply.stopped } : {}),
     }) + '\n');
   } else {
