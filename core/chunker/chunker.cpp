@@ -662,29 +662,32 @@ class DocumentChunker {
         continue;
       }
       out.push_back({pos, *best});
-      size_t next = *best;
-      if (overlap > 0) {
-        // Start the next piece a little earlier, at the earliest cut whose
-        // tail still fits in the overlap budget (or best when none does):
-        // found where this document's bytes per token put it, then moved by
-        // exact counts, as the cut above (a search by exact counts cost five
-        // or more per piece; the word-based estimate is too coarse here).
-        auto tail_fits = [&](size_t cut) { return Fits(cut, *best, overlap); };
-        const size_t back = code_points ? RecentBytesForTokens(overlap) * kAimPercent / 100 : BytesForTokens(overlap);
-        auto tail = std::lower_bound(first, best, *best - std::min(back, *best));
-        auto too_long = [&](size_t cut) { return !tail_fits(cut); };
-        const bool moved = tail != best && too_long(*tail);
-        if (moved && code_points) {
-          tail = GallopPartition(std::next(tail), best, too_long);
-        } else if (moved) {
-          for (++tail; tail != best && too_long(*tail);) ++tail;
-        } else if (!code_points) {
-          while (tail != first && tail_fits(*std::prev(tail))) --tail;
-        }
-        if (tail != best) next = *tail;
-      }
-      pos = next;
+      pos = overlap > 0 ? OverlapStart(first, best, overlap, code_points) : *best;
     }
+  }
+
+  using CutIt = std::vector<size_t>::const_iterator;
+
+  // Where the piece after one ending at *best starts: a little earlier, at
+  // the earliest cut in [first, best] whose tail still fits in the overlap
+  // budget (or *best when none does). Found where this document's bytes per
+  // token put it, then moved by exact counts, as the cut in SplitAt (a
+  // search by exact counts cost five or more per piece; the word-based
+  // estimate is too coarse here).
+  size_t OverlapStart(CutIt first, CutIt best, size_t overlap, bool code_points) const {
+    auto tail_fits = [&](size_t cut) { return Fits(cut, *best, overlap); };
+    const size_t back = code_points ? RecentBytesForTokens(overlap) * kAimPercent / 100 : BytesForTokens(overlap);
+    auto tail = std::lower_bound(first, best, *best - std::min(back, *best));
+    auto too_long = [&](size_t cut) { return !tail_fits(cut); };
+    const bool moved = tail != best && too_long(*tail);
+    if (moved && code_points) {
+      tail = GallopPartition(std::next(tail), best, too_long);
+    } else if (moved) {
+      for (++tail; tail != best && too_long(*tail);) ++tail;
+    } else if (!code_points) {
+      while (tail != first && tail_fits(*std::prev(tail))) --tail;
+    }
+    return *tail;
   }
 
   void Emit(size_t b, size_t e) {
