@@ -280,7 +280,8 @@ class Turn {
   bool Translates(const Unit& u, const Unit& of) const;
   void AddQuote(AnswerWriter& w, const QuestionTerms& terms);
   void Remember(const AnswerWriter& w, const std::vector<uint32_t>& pool, bool fresh);
-  void NoteLanguages();
+  // Says, before the answer's blocks (from `at`), that its passages are all in other languages.
+  void NoteLanguages(size_t at);
   void Explain(const std::vector<Unit>& units, const std::vector<const Unit*>& chosen);
   Answer Finish();
 
@@ -661,12 +662,13 @@ void Turn::FromPassages(const float* query_vector, size_t query_dims, bool about
   if (state_.in_role) AddQuote(w, terms);
   const bool explains = type == QuestionType::kHow || type == QuestionType::kWhatIs;
   if (state_.in_role && explains && !ph().closings.empty()) w.Say(ph().closings[state_.turns % ph().closings.size()]);
+  const size_t answer_at = blocks_.size();
   for (std::string& b : w.blocks()) blocks_.push_back(std::move(b));
   a_.kind = AnswerKind::kAnswer;
   a_.citations = w.citations();
   Remember(w, pool.labels, !about_topic);
   if (!about_topic) state_.topic = look_;
-  NoteLanguages();
+  NoteLanguages(answer_at + (unsure ? 1 : 0));  // after "I'm not sure...", before the quotes
 }
 
 // A follow-up continues the topic from its passages and their neighbours in
@@ -783,7 +785,10 @@ void Turn::Remember(const AnswerWriter& w, const std::vector<uint32_t>& pool, bo
 // quotes is, even where passages in the asker's language were found: they
 // did not answer, and a Portuguese question answered in English without a
 // word of why reads as a fault.
-void Turn::NoteLanguages() {
+// The note frames what follows (the issue: "Escrevi sobre isso em chinês:
+// ..."), so a reader knows the quotes are in another language before reading
+// them, not after the closing.
+void Turn::NoteLanguages(size_t at) {
   std::set<std::string> other;
   for (const Citation& c : a_.citations) {
     if (c.language == a_.language) return;
@@ -796,7 +801,8 @@ void Turn::NoteLanguages() {
     codes += (codes.empty() ? "" : ",") + l;
   }
   a_.passage_languages = codes;
-  blocks_.push_back(Replace(ph().other_language, "{languages}", names));
+  blocks_.insert(blocks_.begin() + static_cast<std::ptrdiff_t>(std::min(at, blocks_.size())),
+                 Replace(ph().other_language, "{languages}", names));
 }
 
 Answer Turn::Finish() {

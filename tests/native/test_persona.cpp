@@ -585,7 +585,7 @@ TEST_CASE("a limitation added to an answer names one and qualifies a section the
   CHECK(b.text.find("\xE5\xB1\x80\xE9\x99\x90\xE5\x9C\xA8\xE4\xBA\x8E") != std::string::npos);  // 局限在于
 }
 
-TEST_CASE("an answer quoting only another language says so, though passages in the asker's language were found", "[persona]") {
+TEST_CASE("an answer quoting only another language says so first, though passages in the asker's language were found", "[persona]") {
   // English passages about agents rank for this question, but the one that
   // answers it ("decade of agents, not year of agents") is Chinese; before,
   // the Chinese quote came without a word of why.
@@ -597,7 +597,10 @@ TEST_CASE("an answer quoting only another language says so, though passages in t
   REQUIRE_FALSE(a.citations.empty());
   for (const Citation& c : a.citations) CHECK(c.language == "zh");
   CHECK(a.passage_languages == "zh");
-  CHECK(a.text.find("(I only have this written in Chinese") != std::string::npos);
+  const size_t note = a.text.find("(I only have this written in Chinese");
+  CHECK(note != std::string::npos);
+  // The note frames the quotes: it comes before the first of them, not after the closing.
+  CHECK(note < a.text.find("[1]"));
 }
 
 TEST_CASE("'who are you?' is a question about the persona: looked up by its name, answered in the first person", "[persona]") {
