@@ -135,18 +135,19 @@ void VectorStore::Search(const float* query, size_t k, float threshold, std::vec
   constexpr size_t kBlock = 256;
   if (scores_.size() < kBlock) scores_.resize(kBlock);
   const size_t n = alive_.size();
+  const int8_t* code_rows = codes();  // owned or read in place: looked up once, not per row
   for (size_t start = 0; start < n; start += kBlock) {
     size_t count = std::min(kBlock, n - start);
     if (format_ == VectorFormat::kFloat32) {
       DotRows(query, data_.data() + start * dims_, count, dims_, scores_.data());
     } else if (integer_scan) {
       for (size_t i = 0; i < count; ++i) {
-        scores_[i] = static_cast<float>(DotInt8Int16(query_i16_.data(), codes() + (start + i) * dims_, dims_)) *
+        scores_[i] = static_cast<float>(DotInt8Int16(query_i16_.data(), code_rows + (start + i) * dims_, dims_)) *
                      q_scale * scales_[start + i];
       }
     } else {
       for (size_t i = 0; i < count; ++i) {
-        scores_[i] = DotInt8(query, codes() + (start + i) * dims_, dims_, scales_[start + i]);
+        scores_[i] = DotInt8(query, code_rows + (start + i) * dims_, dims_, scales_[start + i]);
       }
     }
     for (size_t i = 0; i < count; ++i) {
@@ -160,7 +161,7 @@ void VectorStore::Search(const float* query, size_t k, float threshold, std::vec
   if (!integer_scan) return;
   rescore_.Reset(k);
   for (const Hit& h : out) {
-    float s = DotInt8(query, codes() + static_cast<size_t>(h.label) * dims_, dims_, scales_[h.label]);
+    float s = DotInt8(query, code_rows + static_cast<size_t>(h.label) * dims_, dims_, scales_[h.label]);
     if (s >= threshold) rescore_.Push(h.label, s);
   }
   rescore_.TakeSorted(out);
