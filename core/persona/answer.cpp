@@ -554,10 +554,12 @@ std::vector<SearchResult> Turn::Lookup(const float* query_vector, size_t query_d
   for (size_t i = 0; i < found.results.size(); ++i) {
     if (found.shown[i] && !db_.chunk(found.results[i].label).meta) hits.push_back(found.results[i]);
   }
-  // Unsure whether the knowledge base answers (the search's decision): the
-  // closest passages still compete, and the answer says it is unsure. A user
-  // more often gets the answer than a wrong "I don't know"; the units still
-  // have to share evidence with the question (FromPassages), or it is "I don't know".
+  // Unsure whether the knowledge base answers (the search's decision): with
+  // the persona file's "unsure" phrase, the closest passages still compete and
+  // the answer says it is unsure; the units still have to share evidence with
+  // the question (FromPassages), or it is "I don't know". Opt-in: with the
+  // default persona it answered more out-of-scope questions than it gained
+  // (bench/persona/notes.md, session 52).
   if (hits.empty() && found.decision.unsure && state_.in_role && !ph().unsure.empty() && !about_topic) {
     for (const SearchResult& r : found.results) {
       if (hits.size() == kPoolPassages) break;
