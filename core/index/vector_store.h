@@ -83,7 +83,6 @@ class VectorStore {
   const int8_t* codes() const { return in_place_codes_ ? in_place_codes_ : codes_.data(); }
   void OwnCodes();  // copies codes read in place into codes_, before a change
 
-
   size_t dims_;
   VectorFormat format_;
   std::vector<float> data_;     // float32 and binary (for rescoring)

@@ -622,7 +622,7 @@ std::vector<Unit> Turn::GatherUnits(const Pool& pool, const QuestionTerms& terms
 }
 
 void Turn::FromPassages(const float* query_vector, size_t query_dims, bool about_topic) {
-  bool unsure = false;
+  bool unsure;
   const std::vector<SearchResult> hits = Lookup(query_vector, query_dims, about_topic, unsure);
   // A question about the topic is answered from the topic's passages even when the lookup finds nothing new.
   if (hits.empty() && !about_topic) return DontKnow();
@@ -655,9 +655,9 @@ void Turn::FromPassages(const float* query_vector, size_t query_dims, bool about
         return Relevant(u) && Dated(u) && Counts(u) && (formed || TypeFit(type, u.sentence.text) > 0.f);
       }))
     return DontKnow();
-  AnswerWriter w(persona_, db_, state_.in_role);
-  if (unsure) w.Say(ph().unsure);
+  if (unsure) blocks_.push_back(ph().unsure);
   a_.unsure = unsure;
+  AnswerWriter w(persona_, db_, state_.in_role);
   const std::vector<const Unit*> chosen = Select(units, type);
   if (opt_.explain) Explain(units, chosen);
   Frame(w, chosen, units, type);
@@ -670,7 +670,7 @@ void Turn::FromPassages(const float* query_vector, size_t query_dims, bool about
   a_.citations = w.citations();
   Remember(w, pool.labels, !about_topic);
   if (!about_topic) state_.topic = look_;
-  NoteLanguages(answer_at + (unsure ? 1 : 0));  // after "I'm not sure...", before the quotes
+  NoteLanguages(answer_at);  // after "I'm not sure...", before the quotes
 }
 
 // A follow-up continues the topic from its passages and their neighbours in

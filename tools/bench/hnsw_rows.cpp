@@ -19,8 +19,8 @@
 #include <cstring>
 #include <fstream>
 #include <set>
-#include <string>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "core/index/dot.h"
@@ -150,11 +150,11 @@ int HnswRows(int argc, char** argv) {
   }
   const double saved_bytes = static_cast<double>(saved.size());
   auto t0 = Clock::now();
-  // The store reads its int8 rows in place and keeps the bytes (as a pack
-  // whose rows are most of it does); other formats are copied.
+  // The store reads int8 rows in place and keeps the bytes (as a pack whose
+  // rows are most of it does); it copies other formats.
   auto owner = std::make_shared<std::vector<uint8_t>>(std::move(saved));
   ByteReader r(owner->data(), owner->size(), "hnsw-rows");
-  VectorStore store = VectorStore::Load(r, format == VectorFormat::kInt8 ? owner : nullptr);
+  VectorStore store = VectorStore::Load(r, owner);
   HnswIndex graph = HnswIndex::LoadByReference(r, store.Rows(), 8, false, kCompactLinks);
   const double load_s = Since(t0);
   owner.reset();  // a page drops the fetched bytes once loaded, unless the store reads them

@@ -29,7 +29,6 @@ std::vector<Hit> hits;
 extern "C" {
 
 EMSCRIPTEN_KEEPALIVE void* vb_alloc(size_t bytes) { return std::malloc(bytes); }
-EMSCRIPTEN_KEEPALIVE void vb_free(void* p) { std::free(p); }
 
 // Takes `bytes` (from vb_alloc): the store reads its int8 rows in place and
 // frees them with itself. 0 when loaded, else 1 (the reason is printed).
