@@ -41,7 +41,7 @@ fi
 echo "setup: system packages ready"
 
 # npm packages (package-lock.json): ONNX Runtime (web + node), playwright-core,
-# the reference Gemma 3 tokenizer. onnxruntime-node's postinstall would
+# the reference Gemma 3 tokenizer, esbuild (bundles the page). onnxruntime-node's postinstall would
 # download from outside; its Linux x64 binaries ship in the package.
 if [ -f package-lock.json ]; then
   if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

@@ -5,7 +5,8 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
+import { buildSync } from 'esbuild';
 import { repoRoot } from './cli/core.mjs';
 import { modelStore } from './cli/models.mjs';
 import { parseManifest } from '../web/engine/manifest.mjs';
@@ -46,8 +47,9 @@ export function buildSite(out = join(repoRoot, 'build/site')) {
     args.push(...(config.model ? ['--model', join(repoRoot, config.model)] : ['--lexical']));
     execFileSync(join(repoRoot, 'tools/vesper'), args, { stdio: ['ignore', 'ignore', 'inherit'] });
   }
-  writeServiceWorker(out, config);
+  bundlePage(out);
   writePreloadHints(out, config);
+  writeServiceWorker(out, config);
   return out;
 }
 
@@ -70,19 +72,24 @@ function pageModelFiles(out, config, { offline = false } = {}) {
   return files;
 }
 
-// The site-relative paths of the modules `entry` imports statically, itself
-// included, in the order a browser would discover them.
-const STATIC_IMPORT = /^\s*(?:import|export)\s[^'"]*?from\s*['"](\.{1,2}\/[^'"]+)['"]/gm;
-function moduleGraph(out, entry) {
-  const seen = [entry];
-  for (let i = 0; i < seen.length; i++) {
-    const text = readFileSync(join(out, seen[i]), 'utf8');
-    for (const [, spec] of text.matchAll(STATIC_IMPORT)) {
-      const path = relative(out, join(out, dirname(seen[i]), spec));
-      if (!seen.includes(path)) seen.push(path);
-    }
-  }
-  return seen;
+// The page's own modules (web/app, the engine and its parts: ~25 files) in
+// one file at the site's root. Over HTTP/1.1 a browser opens six connections
+// to a host, so 25 module requests queued the core, the tokenizer and the
+// pack behind them (bench/COLD-LOAD.md); one request does not. The files stay
+// beside it for the element and the package. The core's glue (wasm/) is
+// imported by URL at run time and stays apart.
+const PAGE_ENTRY = 'app/main.mjs';
+export const PAGE_BUNDLE = 'main.bundle.mjs';
+// Imported only under Node or by name (never on the page): left out.
+const NOT_BUNDLED = ['node:*', 'onnxruntime-node', 'onnxruntime-web', '@lancedb/lancedb'];
+
+function bundlePage(out) {
+  buildSync({
+    entryPoints: [join(out, PAGE_ENTRY)], outfile: join(out, PAGE_BUNDLE), bundle: true, format: 'esm',
+    platform: 'browser', target: 'es2022', minify: true, legalComments: 'none', external: NOT_BUNDLED, logLevel: 'warning',
+    // web/engine/model.mjs finds the site's root from its own place.
+    define: { 'import.meta.vesperSiteRoot': '"./"' },
+  });
 }
 
 // A cold visit fetched in a waterfall: the page's modules three imports
@@ -90,8 +97,7 @@ function moduleGraph(out, entry) {
 // before the first model byte was asked for). The page's head now names
 // them all, so the browser fetches everything at once while it parses.
 function writePreloadHints(out, config) {
-  const entry = 'app/main.mjs';
-  const modules = [...moduleGraph(out, entry), 'wasm/vesper.mjs', 'wasm/vesper_core.mjs'];
+  const modules = [PAGE_BUNDLE, 'wasm/vesper.mjs', 'wasm/vesper_core.mjs'];
   // as="fetch" + crossorigin: matched by the engine's fetch() (cors, same-origin credentials).
   const data = ['config.json', 'wasm/vesper_core.wasm', ...pageModelFiles(out, config)];
   if (config.defaultPack) data.push(config.defaultPack);
@@ -99,10 +105,10 @@ function writePreloadHints(out, config) {
     ...modules.map((m) => `<link rel="modulepreload" href="${m}">`),
     ...data.map((f) => `<link rel="preload" href="${f}" as="fetch" crossorigin>`),
   ];
-  const script = `<script type="module" src="${entry}"></script>`;
+  const script = `<script type="module" src="${PAGE_ENTRY}"></script>`;
   const html = readFileSync(join(out, 'index.html'), 'utf8');
-  if (!html.includes(script)) throw new Error(`index.html does not load ${entry} as expected`);
-  writeFileSync(join(out, 'index.html'), html.replace(script, `${links.join('\n')}\n${script}`));
+  if (!html.includes(script)) throw new Error(`index.html does not load ${PAGE_ENTRY} as expected`);
+  writeFileSync(join(out, 'index.html'), html.replace(script, `${links.join('\n')}\n<script type="module" src="${PAGE_BUNDLE}"></script>`));
 }
 
 function filesUnder(dir) {
@@ -112,7 +118,7 @@ function filesUnder(dir) {
 // The service worker precaches what the page needs at first paint and for
 // its configured model; its version changes whenever any of those changes.
 function writeServiceWorker(out, config) {
-  const roots = ['index.html', 'styles.css', 'config.json', 'vesper-engine.mjs', 'app', 'engine', 'wasm', 'kb'];
+  const roots = ['index.html', 'styles.css', 'config.json', PAGE_BUNDLE, 'vesper-engine.mjs', 'app', 'engine', 'wasm', 'kb'];
   if (config.defaultPack) roots.push(config.defaultPack);
   roots.push(...pageModelFiles(out, config, { offline: true }));
   // The model picker's and the generator's manifests (their files are downloaded on demand, into web/engine/download.mjs's cache).

@@ -79,6 +79,10 @@ test('first visit: the default model and pack are loaded and searchable; the thr
   for (const file of ['model.vtab', 'lexicon.tsv']) assert.equal(fetched.filter((f) => f.path.endsWith(`/${file}`)).length, 0, `${file} is not downloaded whole`);
   const parts = fetched.filter((f) => /\.vrow$|\/lexicon\/.*\.tsv$/.test(f.path)).length;
   assert.ok(parts <= 24, `${parts} parts of the model's tables fetched for one query`);
+  // The page's own modules come as one bundle: over HTTP/1.1 a browser's six
+  // connections to a host no longer queue the core behind ~25 module requests.
+  assert.equal(fetched.filter((f) => /\/(app|engine)\/.*\.mjs$|\/vesper-engine\.mjs$/.test(f.path)).length, 0, 'page modules fetched one by one');
+  assert.equal(fetched.filter((f) => f.path.endsWith('/main.bundle.mjs')).length, 1);
   for (const file of ['tokenizer.model', 'karpathy.pack']) {
     const hits = fetched.filter((f) => f.path.endsWith(`/${file}`));
     assert.equal(hits.length, 1, `${file} fetched ${hits.length} times`);

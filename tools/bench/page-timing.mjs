@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Cold load to first result for the demo page in headless Chromium (WASM EP,
 // no WebGPU), plus per-query stage timings. Prints JSON.
-//   node tools/bench/page-timing.mjs [--model models/test/tiny-gemma/] [--runs 5]
+//   node tools/bench/page-timing.mjs [--model models/test/tiny-gemma/] [--runs 5] [--site DIR]
+// --site: an assembled site to measure as it is (e.g. one build against
+// another, run interleaved); without it build/site is assembled first.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,8 +16,9 @@ import { buildSite } from '../site.mjs';
 const args = process.argv.slice(2);
 const model = args.includes('--model') ? args[args.indexOf('--model') + 1] : null;
 const runs = args.includes('--runs') ? Number(args[args.indexOf('--runs') + 1]) : 5;
-const site = join(repoRoot, 'build/site');
-buildSite(site);
+const siteArg = args.includes('--site') ? args[args.indexOf('--site') + 1] : null;
+const site = siteArg ?? join(repoRoot, 'build/site');
+if (!siteArg) buildSite(site);
 const mounts = [['/', site]];
 if (model) {
   const dir = mkdtempSync(join(tmpdir(), 'vesper-bench-'));

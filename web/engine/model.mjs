@@ -12,7 +12,9 @@ import { VesperError } from './errors.mjs';
 import { chooseGeneratorBackend } from './generator-backend.mjs';
 import { parseManifest } from './manifest.mjs';
 
-const here = new URL('../', import.meta.url);  // web/: the site's root
+// web/: the site's root, one folder up from this module; the page's bundle
+// (tools/site.mjs), which sits at the root, says "./" instead.
+const here = new URL(import.meta.vesperSiteRoot ?? '../', import.meta.url);
 const inNode = here.protocol === 'file:';
 
 // A model folder as a URL ending in "/": a URL as it is; a relative string
