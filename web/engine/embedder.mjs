@@ -204,10 +204,15 @@ export async function createEmbedder({
     // (used by a model that mixes in translations). Resolves to
     // { vectors: Float32Array(n * dims), dims, warnings, tokens, timings }.
     async embed(texts, { kind = 'document', titles = null, languages = null, batchSize = 8, onProgress = null } = {}) {
-      const out = await embedPlain(texts, { kind, titles, batchSize, onProgress });
-      if (!mix || !lexicon) return out;
+      if (!mix || !lexicon) return embedPlain(texts, { kind, titles, batchSize, onProgress });
       const languageOf = (i) => languages?.[i] || core.detectLanguage(texts[i]);
-      const translated = await withModelParts(() => translationsOf(lexicon, mix, texts, languageOf));
+      // The texts' own rows and their translations' lexicon shards are
+      // fetched side by side: a query on a model served in parts waits for
+      // two rounds of parts (then the translation's rows), not three.
+      const [out, translated] = await Promise.all([
+        embedPlain(texts, { kind, titles, batchSize, onProgress }),
+        withModelParts(() => translationsOf(lexicon, mix, texts, languageOf)),
+      ]);
       if (!translated.length) return out;
       const extra = await embedPlain(translated.map((t) => t.text), { kind, batchSize });
       mixInto(out.vectors, dims, extra.vectors, translated.map((t) => t.index), mix.weight);
