@@ -47,7 +47,8 @@ export function buildSite(out = join(repoRoot, 'build/site')) {
     args.push(...(config.model ? ['--model', join(repoRoot, config.model)] : ['--lexical']));
     execFileSync(join(repoRoot, 'tools/vesper'), args, { stdio: ['ignore', 'ignore', 'inherit'] });
   }
-  bundlePage(out);
+  bundle(out, PAGE_ENTRY, PAGE_BUNDLE);
+  bundleElement(out);
   writePreloadHints(out, config);
   writeServiceWorker(out, config);
   return out;
@@ -75,21 +76,35 @@ function pageModelFiles(out, config, { offline = false } = {}) {
 // The page's own modules (web/app, the engine and its parts: ~25 files) in
 // one file at the site's root. Over HTTP/1.1 a browser opens six connections
 // to a host, so 25 module requests queued the core, the tokenizer and the
-// pack behind them (bench/COLD-LOAD.md); one request does not. The files stay
-// beside it for the element and the package. The core's glue (wasm/) is
+// pack behind them (bench/COLD-LOAD.md); one request does not. The element
+// likewise (`vesper-search.bundle.mjs`: one file for a site author to copy
+// and load, where its modules came three imports deep, one round trip each).
+// The modules stay beside them for the package. The core's glue (wasm/) is
 // imported by URL at run time and stays apart.
 const PAGE_ENTRY = 'app/main.mjs';
 export const PAGE_BUNDLE = 'main.bundle.mjs';
+const ELEMENT_ENTRY = 'vesper-search.mjs';
+export const ELEMENT_BUNDLE = 'vesper-search.bundle.mjs';
 // Imported only under Node or by name (never on the page): left out.
 const NOT_BUNDLED = ['node:*', 'onnxruntime-node', 'onnxruntime-web', '@lancedb/lancedb'];
 
-function bundlePage(out) {
+function bundle(out, entry, outfile) {
   buildSync({
-    entryPoints: [join(out, PAGE_ENTRY)], outfile: join(out, PAGE_BUNDLE), bundle: true, format: 'esm',
+    entryPoints: [join(out, entry)], outfile: join(out, outfile), bundle: true, format: 'esm',
     platform: 'browser', target: 'es2022', minify: true, legalComments: 'none', external: NOT_BUNDLED, logLevel: 'warning',
-    // web/engine/model.mjs finds the site's root from its own place.
+    // web/engine/model.mjs finds the site's root from its own place; a bundle sits at the root.
     define: { 'import.meta.vesperSiteRoot': '"./"' },
   });
+}
+
+// The example site loads the element as a site author would: its bundle.
+function bundleElement(out) {
+  bundle(out, ELEMENT_ENTRY, ELEMENT_BUNDLE);
+  const example = join(out, 'example/index.html');
+  const html = readFileSync(example, 'utf8');
+  const script = `<script type="module" src="../${ELEMENT_ENTRY}"></script>`;
+  if (!html.includes(script)) throw new Error(`example/index.html does not load ${ELEMENT_ENTRY} as expected`);
+  writeFileSync(example, html.replace(script, `<script type="module" src="../${ELEMENT_BUNDLE}"></script>`));
 }
 
 // A cold visit fetched in a waterfall: the page's modules three imports
@@ -118,7 +133,7 @@ function filesUnder(dir) {
 // The service worker precaches what the page needs at first paint and for
 // its configured model; its version changes whenever any of those changes.
 function writeServiceWorker(out, config) {
-  const roots = ['index.html', 'styles.css', 'config.json', PAGE_BUNDLE, 'vesper-engine.mjs', 'app', 'engine', 'wasm', 'kb'];
+  const roots = ['index.html', 'styles.css', 'config.json', PAGE_BUNDLE, ELEMENT_BUNDLE, 'vesper-engine.mjs', 'app', 'engine', 'wasm', 'kb'];
   if (config.defaultPack) roots.push(config.defaultPack);
   roots.push(...pageModelFiles(out, config, { offline: true }));
   // The model picker's and the generator's manifests (their files are downloaded on demand, into web/engine/download.mjs's cache).

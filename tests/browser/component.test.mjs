@@ -39,6 +39,10 @@ test('<vesper-search> loads a pack and answers as the user types', { timeout: 12
   assert.match(items.join(' '), /micrograd|backprop/i);
   await page.screenshot({ path: join(artifacts, 'component-example.png') });
   assert.deepEqual(errors, []);
+  // The example loads the element as its one bundle (tools/site.mjs), not its modules one import level at a time.
+  const modules = await page.evaluate(() => performance.getEntriesByType('resource').map((r) => new URL(r.name).pathname).filter((p) => p.endsWith('.mjs')));
+  assert.ok(modules.includes('/vesper-search.bundle.mjs'), modules.join(' '));
+  assert.deepEqual(modules.filter((p) => /\/engine\/|\/vesper-(engine|search)\.mjs$/.test(p)), []);
 });
 
 test('<vesper-search> says when nothing answers and lists the nearest passages greyed', { timeout: 120_000 }, async () => {

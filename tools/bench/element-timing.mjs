@@ -4,7 +4,8 @@
 // from navigation to the element's vesper-ready event, per run. Chromium's
 // network emulation gives the link a bandwidth and a round-trip time, as a
 // visitor's would have; loopback alone hides what is downloaded in turn.
-//   node tools/bench/element-timing.mjs [--runs 3] [--mbps 20] [--rtt 40]
+//   node tools/bench/element-timing.mjs [--runs 3] [--mbps 20] [--rtt 40] [--site DIR]
+// --site: an assembled site measured as it is; without it build/site is assembled first.
 import { chromium } from 'playwright-core';
 import { join } from 'node:path';
 import { repoRoot } from '../cli/core.mjs';
@@ -18,8 +19,9 @@ const arg = (name, fallback) => {
 const runs = arg('--runs', 3);
 const mbps = arg('--mbps', 20);
 const rtt = arg('--rtt', 40);
-const site = join(repoRoot, 'build/site');
-buildSite(site);
+const siteIndex = process.argv.indexOf('--site');
+const site = siteIndex > 0 ? process.argv[siteIndex + 1] : join(repoRoot, 'build/site');
+if (siteIndex < 0) buildSite(site);
 const server = await serve([['/', site]]);
 const url = `http://127.0.0.1:${server.address().port}/example/`;
 const times = [];
