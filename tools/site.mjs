@@ -49,6 +49,7 @@ export function buildSite(out = join(repoRoot, 'build/site')) {
   }
   bundle(out, PAGE_ENTRY, PAGE_BUNDLE);
   bundleElement(out);
+  bundle(out, 'vesper-engine.mjs', ENGINE_BUNDLE);
   writePreloadHints(out, config);
   writeServiceWorker(out, config);
   return out;
@@ -78,13 +79,16 @@ function pageModelFiles(out, config, { offline = false } = {}) {
 // to a host, so 25 module requests queued the core, the tokenizer and the
 // pack behind them (bench/COLD-LOAD.md); one request does not. The element
 // likewise (`vesper-search.bundle.mjs`: one file for a site author to copy
-// and load, where its modules came three imports deep, one round trip each).
+// and load, where its modules came three imports deep, one round trip each),
+// and the engine's API (`vesper-engine.bundle.mjs`).
 // The modules stay beside them for the package. The core's glue (wasm/) is
 // imported by URL at run time and stays apart.
 const PAGE_ENTRY = 'app/main.mjs';
 export const PAGE_BUNDLE = 'main.bundle.mjs';
 const ELEMENT_ENTRY = 'vesper-search.mjs';
 export const ELEMENT_BUNDLE = 'vesper-search.bundle.mjs';
+// The engine's API alone, for a page that searches without the element.
+export const ENGINE_BUNDLE = 'vesper-engine.bundle.mjs';
 // Imported only under Node or by name (never on the page): left out.
 const NOT_BUNDLED = ['node:*', 'onnxruntime-node', 'onnxruntime-web', '@lancedb/lancedb'];
 
@@ -133,7 +137,7 @@ function filesUnder(dir) {
 // The service worker precaches what the page needs at first paint and for
 // its configured model; its version changes whenever any of those changes.
 function writeServiceWorker(out, config) {
-  const roots = ['index.html', 'styles.css', 'config.json', PAGE_BUNDLE, ELEMENT_BUNDLE, 'vesper-engine.mjs', 'app', 'engine', 'wasm', 'kb'];
+  const roots = ['index.html', 'styles.css', 'config.json', PAGE_BUNDLE, ELEMENT_BUNDLE, ENGINE_BUNDLE, 'vesper-engine.mjs', 'app', 'engine', 'wasm', 'kb'];
   if (config.defaultPack) roots.push(config.defaultPack);
   roots.push(...pageModelFiles(out, config, { offline: true }));
   // The model picker's and the generator's manifests (their files are downloaded on demand, into web/engine/download.mjs's cache).

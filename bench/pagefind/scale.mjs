@@ -150,7 +150,7 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const filesUnder = (dir) => readdirSync(dir, { recursive: true }).map((f) => join(dir, f)).filter((f) => statSync(f).isFile());
 
 async function main() {
-  if (!existsSync(join(VESPER_SITE, 'vesper-engine.mjs'))) throw new Error('build/site is missing: run node tools/site.mjs');
+  if (!existsSync(join(VESPER_SITE, 'vesper-engine.bundle.mjs'))) throw new Error('build/site is missing: run node tools/site.mjs');
   const pack = join(SITE, 'site.pack');
   // --reuse: the site, Pagefind's index and the pack of the last run (their build times from scale.json).
   const reused = REUSE && existsSync(pack) ? JSON.parse(readFileSync(join(HERE, 'scale.json'), 'utf8')) : null;
@@ -171,7 +171,7 @@ async function main() {
     });
   const vesper = await measure(base, qs,
     async () => {
-      const { createEngine } = await import('/vesper/vesper-engine.mjs');
+      const { createEngine } = await import('/vesper/vesper-engine.bundle.mjs');
       window.engine = await createEngine({ model: '/vesper/models/default/' });
       window.engine.loadPack(new Uint8Array(await (await fetch('/site.pack')).arrayBuffer()));
     },
@@ -180,7 +180,7 @@ async function main() {
   const splitSeconds = run(join(repoRoot, 'tools/vesper'), ['split', pack, '--out', splitDir]);
   const split = await measure(base, qs,
     async () => {
-      const { createEngine } = await import('/vesper/vesper-engine.mjs');
+      const { createEngine } = await import('/vesper/vesper-engine.bundle.mjs');
       window.engine = await createEngine({ model: '/vesper/models/default/' });
       await window.engine.openSplit('/split/');
     },
