@@ -114,7 +114,8 @@ function bundleElement(out) {
 // A cold visit fetched in a waterfall: the page's modules three imports
 // deep, then the core, then the model's files one stage after another (1.4 s
 // before the first model byte was asked for). The page's head now names
-// them all, so the browser fetches everything at once while it parses.
+// its bundle and every file of the load, so the browser fetches them at
+// once while it parses.
 function writePreloadHints(out, config) {
   const modules = [PAGE_BUNDLE, 'wasm/vesper.mjs', 'wasm/vesper_core.mjs'];
   // as="fetch" + crossorigin: matched by the engine's fetch() (cors, same-origin credentials).
@@ -137,7 +138,8 @@ function filesUnder(dir) {
 // The service worker precaches what the page needs at first paint and for
 // its configured model; its version changes whenever any of those changes.
 function writeServiceWorker(out, config) {
-  const roots = ['index.html', 'styles.css', 'config.json', PAGE_BUNDLE, ELEMENT_BUNDLE, ENGINE_BUNDLE, 'vesper-engine.mjs', 'app', 'engine', 'wasm', 'kb'];
+  // The page runs from its bundle: its modules one by one are not needed offline.
+  const roots = ['index.html', 'styles.css', 'config.json', PAGE_BUNDLE, 'wasm', 'kb'];
   if (config.defaultPack) roots.push(config.defaultPack);
   roots.push(...pageModelFiles(out, config, { offline: true }));
   // The model picker's and the generator's manifests (their files are downloaded on demand, into web/engine/download.mjs's cache).
