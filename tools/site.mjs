@@ -101,14 +101,20 @@ function bundle(out, entry, outfile) {
   });
 }
 
+// An assembled page made to load `to` where it loads the module `from`,
+// with `head` (e.g. preload hints) before the tag; refused if it does not.
+function loadInstead(out, page, from, to, head = '') {
+  const file = join(out, page);
+  const tag = (src) => `<script type="module" src="${src}"></script>`;
+  const html = readFileSync(file, 'utf8');
+  if (!html.includes(tag(from))) throw new Error(`${page} does not load ${from} as expected`);
+  writeFileSync(file, html.replace(tag(from), `${head}${tag(to)}`));
+}
+
 // The example site loads the element as a site author would: its bundle.
 function bundleElement(out) {
   bundle(out, ELEMENT_ENTRY, ELEMENT_BUNDLE);
-  const example = join(out, 'example/index.html');
-  const html = readFileSync(example, 'utf8');
-  const script = `<script type="module" src="../${ELEMENT_ENTRY}"></script>`;
-  if (!html.includes(script)) throw new Error(`example/index.html does not load ${ELEMENT_ENTRY} as expected`);
-  writeFileSync(example, html.replace(script, `<script type="module" src="../${ELEMENT_BUNDLE}"></script>`));
+  loadInstead(out, 'example/index.html', `../${ELEMENT_ENTRY}`, `../${ELEMENT_BUNDLE}`);
 }
 
 // A cold visit fetched in a waterfall: the page's modules three imports
@@ -125,10 +131,7 @@ function writePreloadHints(out, config) {
     ...modules.map((m) => `<link rel="modulepreload" href="${m}">`),
     ...data.map((f) => `<link rel="preload" href="${f}" as="fetch" crossorigin>`),
   ];
-  const script = `<script type="module" src="${PAGE_ENTRY}"></script>`;
-  const html = readFileSync(join(out, 'index.html'), 'utf8');
-  if (!html.includes(script)) throw new Error(`index.html does not load ${PAGE_ENTRY} as expected`);
-  writeFileSync(join(out, 'index.html'), html.replace(script, `${links.join('\n')}\n<script type="module" src="${PAGE_BUNDLE}"></script>`));
+  loadInstead(out, 'index.html', PAGE_ENTRY, PAGE_BUNDLE, `${links.join('\n')}\n`);
 }
 
 function filesUnder(dir) {
