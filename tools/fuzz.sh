@@ -182,13 +182,10 @@ for t in "${targets[@]}"; do
     -artifact_prefix="$crashes/" -print_final_stats=1 > "$log" 2>&1
   rc=$?
   took=$(( $(date +%s) - start ))
-  # With --jobs, each job's statistics are in its fuzz-N.log and echoed into
-  # the main log as the job ends: read them once, from the job logs.
-  stats=("$log")
-  compgen -G 'fuzz-*.log' > /dev/null && stats=(fuzz-*.log)
-  execs=$(grep -hoE 'stat::number_of_executed_units: *[0-9]+' "${stats[@]}" 2>/dev/null | grep -oE '[0-9]+$' | awk '{ s += $1 } END { print s }')
-  cov=$(grep -hoE 'cov: [0-9]+' "${stats[@]}" 2>/dev/null | grep -oE '[0-9]+' | sort -n | tail -n 1)
-  cat fuzz-*.log >> "$log" 2>/dev/null
+  # With --jobs, libFuzzer echoes each job's log (fuzz-N.log) into the main
+  # one as the job ends: the main log holds every job's statistics once.
+  execs=$(grep -hoE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' | awk '{ s += $1 } END { print s }')
+  cov=$(grep -hoE 'cov: [0-9]+' "$log" | grep -oE '[0-9]+' | sort -n | tail -n 1)
   rm -f fuzz-*.log
   confirm_slow "$t"
   found=$(find "$crashes" -type f | wc -l)
