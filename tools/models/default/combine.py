@@ -28,7 +28,7 @@ from train import (encode_all, kb_lines, member_weights, per_language_frequency,
 
 def language_frequency(work: Path, tokenizer: Path, vocab: int, seed: int = 7):
     """The same per-language piece probabilities train.py --sif-per-language computes."""
-    pairs = read_pairs(work, random.Random(seed))
+    pairs, _ = read_pairs(work, random.Random(seed), seed)  # as train.py without --ui-strings
     texts = sorted({t for a, b, _ in pairs for t in (a, b)})
     lines = kb_lines()
     return per_language_frequency(pairs, encode_all(tokenizer, texts), {t: i for i, t in enumerate(texts)},

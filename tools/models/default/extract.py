@@ -97,10 +97,22 @@ def libreoffice_help(src: Path, lang_dir: str):
     return out
 
 
-def gettext_catalogs(root: Path, kind: str):
-    """UI strings: a .mo catalog maps each English msgid to its translation."""
+# A UI string's markup: a message context (before \x04), accelerators
+# ("~Open", "_Open", "&Open", "打开(_O)"), printf and Qt placeholders.
+UI_CONTEXT = re.compile(r"^[^\x04]*\x04")
+UI_ACCELERATOR = re.compile(r"\((?:_|&)\w\)|[~_]|&(?=\w)")
+UI_PLACEHOLDER = re.compile(r"%(?:\d+\$)?[-+ #0]*\d*(?:\.\d+)?[hlLqjzt]*[sdiufgxXcp%]|%\d+|\{\w*\}")
+
+
+def ui_text(text: str) -> str:
+    return clean(UI_PLACEHOLDER.sub(" ", UI_ACCELERATOR.sub("", UI_CONTEXT.sub("", text))))
+
+
+def gettext_catalogs(root: Path, kind: str, locale: str = ""):
+    """UI strings: a .mo catalog maps each English msgid to its translation.
+    With `locale` ("pt_BR"), only the catalogs under that locale's folder."""
     out = []
-    for mo in sorted(root.rglob("*.mo")):
+    for mo in sorted(root.rglob(f"{locale}/LC_MESSAGES/*.mo" if locale else "*.mo")):
         with open(mo, "rb") as f:
             try:
                 catalog = gettext.GNUTranslations(f)._catalog
@@ -111,8 +123,11 @@ def gettext_catalogs(root: Path, kind: str):
                 msgid = msgid[0]
             if not msgid or not isinstance(msgstr, str):
                 continue
-            en = clean(msgid.replace("~", "").replace("_", " "))
-            other = clean(msgstr.replace("~", "").replace("_", " "))
+            if locale:
+                en, other = ui_text(msgid), ui_text(msgstr)
+            else:  # LibreOffice's catalogs, as the committed model was trained on them
+                en = clean(msgid.replace("~", "").replace("_", " "))
+                other = clean(msgstr.replace("~", "").replace("_", " "))
             if plausible(kind, en, other):
                 out.append((en, other))
     return out
@@ -236,6 +251,11 @@ def main():
         pairs, heads = cedict(src / "cc-cedict")
         emit("en-zh", "cc-cedict", pairs)
         print(f"extract: en-zh cc-cedict: {counts['en-zh cc-cedict']} pairs", flush=True)
+        # Last: a pair another source also holds stays that source's (train.py
+        # trains the tokenizer without these).
+        for kind, locale, source in [("en-pt", "pt_BR", "debian-gettext-pt-br"), ("en-zh", "zh_CN", "debian-gettext-zh-cn")]:
+            emit(kind, source, gettext_catalogs(src / "gettext", kind, locale))
+            print(f"extract: {kind} {source}: {counts[f'{kind} {source}']} pairs", flush=True)
     (out_dir / "spm-extra.txt").write_text("\n".join(heads) + "\n", encoding="utf-8")
     (out_dir / "counts.json").write_text(json.dumps(dict(counts), indent=1, sort_keys=True))
 

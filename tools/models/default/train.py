@@ -50,18 +50,31 @@ def log(msg):
     print(f"train: {msg}", flush=True)
 
 
-def read_pairs(work: Path, rng: random.Random):
-    """(left, right, kind) with each source's share capped so no one source dominates."""
+# Sources that can train the table (--ui-strings) but never the tokenizer,
+# drawing from their own random stream: the tokenizer and the other sources'
+# samples stay the committed recipe's, so packs keep their piece ids. Not in
+# the committed recipe: measured in models/default/eval/notes.md (session 54).
+TABLE_ONLY = ("debian-gettext",)
+
+
+def read_pairs(work: Path, rng: random.Random, seed: int):
+    """(left, right, kind) with each source's share capped so no one source
+    dominates; the TABLE_ONLY sources' pairs apart."""
     by_source = {}
     for line in (work / "pairs.tsv").open(encoding="utf-8"):
         kind, source, a, b = line.rstrip("\n").split("\t")
         by_source.setdefault((kind, source), []).append((a, b, kind))
     caps = {"wordnet-base": 120_000, "cc-cedict": 150_000}
-    pairs = []
+    pairs, table_only = [], []
+    table_rng = random.Random(seed + 1)
     for (kind, source), rows in sorted(by_source.items()):
+        if source.startswith(TABLE_ONLY):
+            table_rng.shuffle(rows)
+            table_only += rows[: caps.get(source, len(rows))]
+            continue
         rng.shuffle(rows)
         pairs += rows[: caps.get(source, len(rows))]
-    return pairs
+    return pairs, table_only
 
 
 def glossary_pairs():
@@ -299,6 +312,8 @@ def main():
     ap.add_argument("--keep-members", type=Path,
                     help="also save each member's trained rows (before SIF weights), the SIF weights and the "
                          "knowledge base's encoded text there, to try combinations without retraining (combine.py)")
+    ap.add_argument("--ui-strings", action="store_true",
+                    help="also train the table on the Debian programs' UI strings (extract.py's debian-gettext pairs)")
     args = ap.parse_args()
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
@@ -306,7 +321,8 @@ def main():
     args.out.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
 
-    pairs = read_pairs(args.work, rng)
+    base, table_only = read_pairs(args.work, rng, args.seed)
+    pairs = base + (table_only if args.ui_strings else [])
     aligned = len(pairs)  # the Debian text; glossary and knowledge-base pairs follow
     glossary, kb = glossary_pairs(), kb_pairs(args.work)
     # Skip-gram sees each pair once; the knowledge base's material a few times.
@@ -317,7 +333,7 @@ def main():
 
     tok = args.out / "tokenizer.model"
     if not tok.is_file() or tok.stat().st_mtime < (args.work / "pairs.tsv").stat().st_mtime:
-        train_tokenizer(args.work, args.out, pairs, args.vocab, args.threads, rng)
+        train_tokenizer(args.work, args.out, base + glossary * 25 + kb * 6, args.vocab, args.threads, rng)
     log(f"tokenizer ready ({time.time() - t0:.0f} s)")
 
     unique = sorted({t for a, b, _ in pairs for t in (a, b)})
