@@ -414,10 +414,19 @@ std::vector<const Unit*> Turn::Select(const std::vector<Unit>& units, QuestionTy
                         type == QuestionType::kOpinion;
   if (same.size() > 1 && same.size() <= kCompactUnits && bytes <= kCompactBytes && explains) return same;
 
-  const size_t room = opt_.max_sentences > 1 ? opt_.max_sentences - 1 : 1;  // one left for an example or a limitation
+  size_t room = opt_.max_sentences > 1 ? opt_.max_sentences - 1 : 1;  // one left for an example or a limitation
   std::vector<const Unit*> out = {best};
   auto taken = [&](const Unit* u) { return std::find(out.begin(), out.end(), u) != out.end(); };
   ReadBack(same, room, out);
+  // The sentence right after the best one, where it answers back to it ("But
+  // current systems are fragile.", "The latter is worth 100x more."),
+  // completes it: the thought is the pair, and takes no other unit's room.
+  if (!best->sentence.list_item) {
+    for (const Unit* u : same) {
+      const bool next = u->label == best->label && u->sentence.index == best->sentence.index + 1 && !u->sentence.list_item;
+      if (next && !taken(u) && (PointsBack(u->sentence.text) || OpensContrast(u->sentence.text))) out.push_back(u), ++room;
+    }
+  }
   // A list answers whole: the best item's neighbours in its list come with it.
   if (best->sentence.list_item) {
     for (const Unit* u : same) {

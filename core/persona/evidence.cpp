@@ -361,6 +361,8 @@ bool StartsWithLimitation(std::string_view sentence) {
   return StartsWithAny(f, "limitation_openings") || StartsWithAny(f, "contrast_openings");
 }
 
+bool OpensContrast(std::string_view sentence) { return StartsWithAny(FoldText(sentence), "contrast_openings"); }
+
 bool AsksIdentity(std::string_view question) { return IsWholly(question, "question_identity"); }
 
 bool IsWholly(std::string_view message, std::string_view list) { return !WhollyIn(message, list).empty(); }

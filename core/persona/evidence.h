@@ -86,6 +86,9 @@ bool HasLimitationCue(std::string_view sentence);
 bool HasExampleCue(std::string_view sentence);
 // Starts by qualifying what came before ("However", "But", "Porém", "但是").
 bool StartsWithLimitation(std::string_view sentence);
+// A sentence opening with a contrast ("But", "Mas", "但是"): it answers back
+// to the one before it.
+bool OpensContrast(std::string_view sentence);
 // The whole message, folded and punctuation aside, is an entry of one of the
 // language files' lists (any language's).
 bool IsWholly(std::string_view message, std::string_view list);

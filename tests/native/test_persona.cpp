@@ -908,6 +908,22 @@ TEST_CASE("follow-ups, question types and references back are read in en, pt and
   CHECK_FALSE(PointsBack("For those starting out today: the free online resources are better."));
   CHECK_FALSE(PointsBack("Itineraries change often, and the team later shipped these features."));  // "these" past the opening words
   CHECK_FALSE(PointsBack("My honest answer: start with micrograd."));
+  CHECK(PointsBack("The latter is worth 100x more."));
+  CHECK(OpensContrast("But current systems are fragile."));
+  CHECK(OpensContrast("Mas os sistemas atuais s\xC3\xA3o fr\xC3\xA1geis."));
+  CHECK_FALSE(OpensContrast("Butter is not a system."));
+}
+
+TEST_CASE("the sentence that answers back to the best one comes with it", "[persona]") {
+  // Before: "The concept is solid—LLMs as a reasoning engine looping with tools
+  // and memory." alone, its "But current systems are fragile." left out.
+  const World& w = TheWorld();
+  ConversationState s;
+  const Answer a = w.Ask("What do you make of today's LLM agents?", s);
+  INFO(a.text);
+  const size_t solid = a.text.find("The concept is solid");
+  REQUIRE(solid != std::string::npos);
+  CHECK(a.text.find("But current systems are fragile.", solid) != std::string::npos);
 }
 
 TEST_CASE("a conversation keeps its topic: follow-ups continue it, a new question replaces it", "[persona]") {
