@@ -157,6 +157,20 @@ std::map<std::string, RoleWords> ParseRoleWords(const json& root) {
   return out;
 }
 
+// "phrases": each language's, English at least.
+std::map<std::string, VoicePhrases> ParseAllPhrases(const json& root) {
+  auto phrases = root.find("phrases");
+  if (phrases == root.end() || !phrases->is_object() || !phrases->contains("en")) {
+    Bad("phrases", "must hold at least the English (\"en\") phrases");
+  }
+  std::map<std::string, VoicePhrases> out;
+  for (auto& [lang, o] : phrases->items()) {
+    if (!o.is_object()) Bad("phrases." + lang, "must be an object");
+    out[lang] = ParsePhrases(o, "phrases." + lang);
+  }
+  return out;
+}
+
 }  // namespace
 
 Persona Persona::FromJson(std::string_view text) {
@@ -223,33 +237,29 @@ Persona Persona::FromJson(std::string_view text) {
     return e.get<std::string>();
   });
   p.self_reference_.pronouns = ParsePronouns(root);
-  auto phrases = root.find("phrases");
-  if (phrases == root.end() || !phrases->is_object() || !phrases->contains("en")) {
-    Bad("phrases", "must hold at least the English (\"en\") phrases");
-  }
-  for (auto& [lang, o] : phrases->items()) {
-    if (!o.is_object()) Bad("phrases." + lang, "must be an object");
-    p.phrases_[lang] = ParsePhrases(o, "phrases." + lang);
-  }
+  p.phrases_ = ParseAllPhrases(root);
+  p.CheckOwnWords();
+  return p;
+}
 
-  // The persona's own sentences must obey its own rules.
-  for (auto& [lang, ph] : p.phrases_) {
+// The persona's own sentences must obey its own rules.
+void Persona::CheckOwnWords() const {
+  for (auto& [lang, ph] : phrases_) {
     for (auto [name, member] : kPhraseFields) {
       const std::string& s = ph.*member;
-      if (p.UsesBannedWord(s)) Bad("phrases." + lang + "." + name, "\"" + s + "\" uses a word the persona never uses");
+      if (UsesBannedWord(s)) Bad("phrases." + lang + "." + name, "\"" + s + "\" uses a word the persona never uses");
     }
     for (const std::string& s : ph.closings) {
-      if (p.UsesBannedWord(s)) Bad("phrases." + lang + ".closings", "\"" + s + "\" uses a word the persona never uses");
+      if (UsesBannedWord(s)) Bad("phrases." + lang + ".closings", "\"" + s + "\" uses a word the persona never uses");
     }
     for (auto [name, s] : {std::pair<const char*, const std::string*>{"nothing_more", &ph.nothing_more},
                            {"greeting", &ph.greeting}, {"thanks", &ph.thanks}, {"unsure", &ph.unsure}}) {
-      if (p.UsesBannedWord(*s)) Bad("phrases." + lang + "." + name, "uses a word the persona never uses");
+      if (UsesBannedWord(*s)) Bad("phrases." + lang + "." + name, "uses a word the persona never uses");
     }
   }
-  for (auto& [lang, d] : p.disclaimer_) {
-    if (p.UsesBannedWord(d)) Bad("disclaimer." + lang, "uses a word the persona never uses");
+  for (auto& [lang, d] : disclaimer_) {
+    if (UsesBannedWord(d)) Bad("disclaimer." + lang, "uses a word the persona never uses");
   }
-  return p;
 }
 
 const VoicePhrases& Persona::phrases(const std::string& language) const {

@@ -121,6 +121,7 @@ class Persona {
   bool UsesBannedWord(std::string_view text, const std::string& language = "") const;
 
  private:
+  void CheckOwnWords() const;  // throws kInvalidArgument for a phrase using a banned word
   std::string id_, name_;
   ByLanguage identity_, disclaimer_;
   std::vector<std::string> structure_;
