@@ -423,7 +423,7 @@ std::vector<const Unit*> Turn::Select(const std::vector<Unit>& units, QuestionTy
   // completes it: the thought is the pair, and takes no other unit's room.
   if (!best->sentence.list_item) {
     for (const Unit* u : same) {
-      const bool next = u->label == best->label && u->sentence.index == best->sentence.index + 1 && !u->sentence.list_item;
+      const bool next = UnitBefore(same, *u) == best && !u->sentence.list_item;
       if (next && !taken(u) && (PointsBack(u->sentence.text) || OpensContrast(u->sentence.text))) out.push_back(u), ++room;
     }
   }
