@@ -117,6 +117,15 @@ std::vector<std::string_view> Lexicon::ValidLine(std::string_view line, size_t l
   auto fail = [&](const std::string& why) {
     throw Error(ErrorCode::kCorruptData, "lexicon line " + std::to_string(line_no) + ": " + why);
   };
+  // A control character (a second '\r' of "\r\r\n", a stray NUL) is no
+  // word of any language, and a shard written from the line, its one '\r'
+  // dropped, would read back as a different translation.
+  if (std::any_of(line.begin(), line.end(), [](char c) {
+        const auto u = static_cast<unsigned char>(c);
+        return (u < 0x20 && c != '\t') || u == 0x7f;
+      })) {
+    fail("a control character (only tabs part the fields)");
+  }
   std::vector<std::string_view> f = SplitOn(line, '\t');
   const bool stop = f.size() == 3 && f[2] == "-";
   if (!stop && f.size() != 4) fail("expected FROM, WORD, TO, TRANSLATIONS (or FROM, WORD, -) separated by tabs");

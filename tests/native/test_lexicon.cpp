@@ -123,6 +123,11 @@ TEST_CASE("a malformed lexicon is refused with its line", "[lexicon]") {
   CHECK_THROWS_WITH(Lexicon::FromTsv("# x\nEN\tcamera\tpt\tcâmera\n"), Catch::Contains("line 2"));
   CHECK_THROWS_WITH(Lexicon::FromTsv("en\tcamera\tpt\tcâmera||x\n"), Catch::Contains("empty translation"));
   CHECK_THROWS_WITH(Lexicon::FromTsv("en\t\tpt\tx\n"), Catch::Contains("empty word"));
+  // Found by fuzzing (tests/data/fuzz/lexicon/carriage-returns-in-translation.bin):
+  // a translation ending in "\r\r" kept one '\r' more whole than sharded.
+  CHECK_THROWS_WITH(Lexicon::FromTsv("en\tcamera\tpt\tcâmera\r\r\n"), Catch::Contains("control character"));
+  CHECK_THROWS_WITH(Lexicon::FromTsv(std::string("en\tcam\0era\tpt\tx\n", 16)), Catch::Contains("line 1"));
+  CHECK_NOTHROW(Lexicon::FromTsv("en\tcamera\tpt\tcâmera\r\nen\tthe\t-\r\n"));  // CRLF lines stay welcome
   try {
     Lexicon::FromTsv(std::string("en\tc\xff\tpt\tx\n"));
     FAIL("invalid UTF-8 accepted");
