@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { loadCore, repoRoot } from '../../tools/cli/core.mjs';
 import { nodeEmbedder } from '../../tools/cli/models.mjs';
 import { indexKnowledgeBase, KB_DIR } from '../quality/kb-index.mjs';
-import { readPersonaSet, hasFact, LANGUAGES } from './set.mjs';
+import { readPersonaSet, hasFact, fold, LANGUAGES } from './set.mjs';
 import { fragmentsOf, headingsOf, instructionsIn, instructionsOf } from './fragments.mjs';
 import { renderMarkdown } from './report.mjs';
 
@@ -26,13 +26,18 @@ export async function openPersona() {
   const headings = headingsOf(chunks);
   const instructions = instructionsOf(chunks, JSON.parse(personaText).meta_lead_ins);
   const metaIds = new Set(chunks.filter((c) => c.meta).map((c) => c.id));
+  // Where an answerable item's facts are written: "same" when every fact is in
+  // a passage of the asker's language, else "cross" (only another language's
+  // passages hold one of them): the issue's same- and cross-language rows.
+  const written = Object.fromEntries(LANGUAGES.map((l) => [l, fold(chunks.filter((c) => c.language === l).map((c) => c.text).join('\n'))]));
+  const reachOf = (item) => (item.facts.every((f) => f.some((alt) => written[item.lang]?.includes(fold(alt)))) ? 'same' : 'cross');
   // One turn: the reply and the state after it.
   const ask = async (question, state = {}) => {
     // What the engine's ask embeds (web/vesper-engine.mjs): the persona's lookup text.
     const { vectors } = await embedder.embed([persona.lookupText(question)], { kind: 'query' });
     return persona.answer(ctx.db, question, vectors, state, {});
   };
-  return { ...ctx, persona, headings, metaIds, instructions, ask };
+  return { ...ctx, persona, headings, metaIds, instructions, ask, reachOf };
 }
 
 const ANSWERED = new Set(['answer']);
@@ -67,10 +72,13 @@ export async function judgeItem(p, item) {
   // passages and the instructions under its lead-ins) is never an answer.
   const fragments = said.flatMap((s) => [...fragmentsOf(s.a, p.headings), ...s.meta.map((m) => `meta text cited: "${m}"`),
     ...instructionsIn(s.a, p.instructions)]);
-  return { id: item.id, lang: item.lang, kind: item.kind, split: item.split, pass, fragments, said };
+  const reach = item.kind === 'answerable' ? p.reachOf(item) : undefined;
+  return { id: item.id, lang: item.lang, kind: item.kind, split: item.split, reach, pass, fragments, said };
 }
 
 const KINDS = ['answerable', 'followups', 'out_of_scope', 'commands'];
+
+const rate = (v) => ({ n: v.length, pass: v.length ? v.filter((x) => x.pass).length / v.length : null });
 
 export function summarise(verdicts) {
   const out = {};
@@ -80,7 +88,11 @@ export function summarise(verdicts) {
       const row = {};
       for (const kind of KINDS) {
         const v = verdicts.filter((x) => x.kind === kind && (split === 'all' || x.split === split) && (lang === 'all' || x.lang === lang));
-        row[kind] = { n: v.length, pass: v.length ? v.filter((x) => x.pass).length / v.length : null };
+        row[kind] = rate(v);
+      }
+      for (const reach of ['same', 'cross']) {
+        row[`answerable_${reach}`] = rate(verdicts.filter((x) => x.kind === 'answerable' && x.reach === reach
+          && (split === 'all' || x.split === split) && (lang === 'all' || x.lang === lang)));
       }
       const v = verdicts.filter((x) => (split === 'all' || x.split === split) && (lang === 'all' || x.lang === lang));
       row.fragment_free = v.length ? v.filter((x) => !x.fragments.length).length / v.length : null;
@@ -108,7 +120,7 @@ async function main() {
   if (opt.markdown) writeFileSync(opt.markdown, renderMarkdown(report, before));
   for (const split of ['dev', 'held-out']) {
     const s = summary[split].all;
-    console.log(`${split}: answered ${fmt(s.answerable)}  follow-ups ${fmt(s.followups)}  out-of-scope refused ${fmt(s.out_of_scope)}  commands ${fmt(s.commands)}  fragment-free ${s.fragment_free?.toFixed(2)}`);
+    console.log(`${split}: answered ${fmt(s.answerable)} (same language ${fmt(s.answerable_same)}, cross ${fmt(s.answerable_cross)})  follow-ups ${fmt(s.followups)}  out-of-scope refused ${fmt(s.out_of_scope)}  commands ${fmt(s.commands)}  fragment-free ${s.fragment_free?.toFixed(2)}`);
     for (const lang of LANGUAGES) {
       const r = summary[split][lang];
       console.log(`  ${lang}: answered ${fmt(r.answerable)}  follow-ups ${fmt(r.followups)}  oos ${fmt(r.out_of_scope)}  commands ${fmt(r.commands)}  fragment-free ${r.fragment_free?.toFixed(2)}`);

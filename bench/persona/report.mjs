@@ -4,6 +4,8 @@ import { LANGUAGES } from './set.mjs';
 
 const KINDS = [
   ['answerable', 'answered with the fact asked for'],
+  ['answerable_same', '... the fact written in the asker\'s language'],
+  ['answerable_cross', '... the fact only in another language\'s passage'],
   ['followups', 'follow-ups that continue the topic'],
   ['out_of_scope', 'out-of-scope questions not answered'],
   ['commands', 'role commands (natural phrasings, question traps)'],
@@ -11,7 +13,7 @@ const KINDS = [
 ];
 
 const cell = (x) => (x === null || x === undefined ? '-' : x.toFixed(2));
-const value = (row, kind) => (kind === 'fragment_free' ? row.fragment_free : row[kind].pass);
+const value = (row, kind) => (kind === 'fragment_free' ? row.fragment_free : row[kind]?.pass);
 
 function table(report, before, split) {
   const langs = [...LANGUAGES, 'all'];
@@ -20,6 +22,7 @@ function table(report, before, split) {
     const cells = langs.map((l) => {
       const now = value(report.summary[split][l], kind);
       const n = kind === 'fragment_free' ? '' : ` (${report.summary[split][l][kind].n})`;
+      // A "before" run made before a row existed has nothing to show beside it.
       const was = before?.summary?.[split]?.[l] ? value(before.summary[split][l], kind) : undefined;
       return was === undefined ? `${cell(now)}${n}` : `${cell(now)} (was ${cell(was)})${n}`;
     });
@@ -35,7 +38,10 @@ Made by \`node bench/persona/eval.mjs --before bench/persona/results/before.json
 The set is bench/persona/set-{en,pt,zh}.json; odd ids are the development half, even ids are held out.
 An answer counts when it is an answer (not "I don't know") and contains every fact the item lists
 (any of the fact's alternatives). A follow-up counts when the second turn's answer contains the
-continuation's facts. Fragments are checked by bench/persona/fragments.mjs.${before ? `\n"was": ${before.label}.` : ''}
+continuation's facts. Fragments are checked by bench/persona/fragments.mjs.
+"The fact written in the asker's language": every fact the item lists is in a passage of the question's
+language; "only in another language's passage": some fact is written only in another language's passages
+(the knowledge base's languages: passages in en, pt and zh).${before ? `\n"was": ${before.label}.` : ''}
 
 ## Held-out half
 
