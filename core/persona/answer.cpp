@@ -340,12 +340,12 @@ void Turn::Score(std::vector<Unit>& units, const QuestionTerms& terms, QuestionT
     u.shared = SharedEvidence(terms, u.sentence.text);
     float scored = u.shared * terms.seen_share();
     const std::string& language = db_.chunk(u.label).language;
-    if (language != a_.language && !language.empty() && !u.other_language) {
+    if (language != a_.language && !language.empty()) {
       auto it = translated.find(language);
       if (it == translated.end()) it = translated.emplace(language, TranslatedTermsOf(look_, a_.language, language, db_)).first;
       const float through = opt_.weights.translated * SharedEvidence(it->second, u.sentence.text);
       u.shared = std::max(u.shared, through);
-      scored = std::max(scored, through);
+      scored = std::max(scored, through * it->second.seen_share());
     }
     u.similarity = db_.PieceSimilarity(look_, u.sentence.text);
     const UnitWeights& k = opt_.weights;
@@ -801,19 +801,20 @@ void Turn::Remember(const AnswerWriter& w, const std::vector<uint32_t>& pool, bo
 // them, not after the closing.
 void Turn::NoteLanguages(size_t at) {
   std::set<std::string> other;
+  bool own = false;  // a passage in the asker's language is quoted too
   for (const Citation& c : a_.citations) {
-    if (c.language == a_.language) return;
-    other.insert(c.language);
+    if (c.language == a_.language) own = true;
+    else other.insert(c.language);
   }
-  if (other.empty()) return;
+  if (other.empty() || (own && ph().other_language_part.empty())) return;
   std::string names, codes;
   for (const std::string& l : other) {
     names += (names.empty() ? "" : (a_.language == "zh" ? "\xE3\x80\x81" : ", ")) + LanguageName(l, a_.language);
     codes += (codes.empty() ? "" : ",") + l;
   }
-  a_.passage_languages = codes;
+  if (!own) a_.passage_languages = codes;
   blocks_.insert(blocks_.begin() + static_cast<std::ptrdiff_t>(std::min(at, blocks_.size())),
-                 Replace(ph().other_language, "{languages}", names));
+                 Replace(own ? ph().other_language_part : ph().other_language, "{languages}", names));
 }
 
 Answer Turn::Finish() {

@@ -77,7 +77,7 @@ struct UnitWeights {
   // Held against a unit in another language when passages in the question's
   // language answer too: the issue asks for the asker's language where it
   // answers as well (the development half is indifferent between 0 and 0.3).
-  double other_language = 0.3;
+  double other_language = 0.15;
   // A unit shares real evidence with the question when it holds this share
   // of its rare words, or the model finds it this similar.
   float min_shared = 0.1f;

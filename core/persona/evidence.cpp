@@ -194,7 +194,10 @@ TranslatedTerms TranslatedTermsOf(std::string_view question, const std::string& 
       weight = std::max(weight, rarity);
       alternatives.push_back(std::move(keys));
     }
-    if (alternatives.empty()) continue;
+    if (alternatives.empty()) {
+      out.unseen += 1.f;
+      continue;
+    }
     out.words.push_back(std::move(alternatives));
     out.weights.push_back(weight);
     out.total += weight;

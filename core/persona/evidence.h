@@ -42,6 +42,8 @@ struct TranslatedTerms {
   std::vector<std::vector<std::vector<std::string>>> words;  // word -> its translations -> their keys
   std::vector<float> weights;
   float total = 0.f;
+  float unseen = 0.f;  // words whose every translation no passage holds, each weighing 1 (as QuestionTerms)
+  float seen_share() const { return total + unseen > 0.f ? total / (total + unseen) : 0.f; }
 };
 TranslatedTerms TranslatedTermsOf(std::string_view question, const std::string& from, const std::string& to,
                                   const Collection& collection);

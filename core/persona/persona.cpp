@@ -110,6 +110,7 @@ VoicePhrases ParsePhrases(const json& o, const std::string& field) {
   p.unsure = Str(o, "unsure", field, /*required=*/false);
   p.greeting = Str(o, "greeting", field, /*required=*/false);
   p.thanks = Str(o, "thanks", field, /*required=*/false);
+  p.other_language_part = Str(o, "other_language_part", field, /*required=*/false);
   return p;
 }
 
@@ -253,7 +254,8 @@ void Persona::CheckOwnWords() const {
       if (UsesBannedWord(s)) Bad("phrases." + lang + ".closings", "\"" + s + "\" uses a word the persona never uses");
     }
     for (auto [name, s] : {std::pair<const char*, const std::string*>{"nothing_more", &ph.nothing_more},
-                           {"greeting", &ph.greeting}, {"thanks", &ph.thanks}, {"unsure", &ph.unsure}}) {
+                           {"greeting", &ph.greeting}, {"thanks", &ph.thanks}, {"unsure", &ph.unsure},
+                           {"other_language_part", &ph.other_language_part}}) {
       if (UsesBannedWord(*s)) Bad("phrases." + lang + "." + name, "uses a word the persona never uses");
     }
   }

@@ -75,6 +75,9 @@ struct VoicePhrases {
   // (empty: such a message is looked up as a question, and finds nothing).
   std::string greeting;
   std::string thanks;
+  // Optional: said before an answer that quotes passages of the asker's
+  // language and of others, "{languages}" the others (empty: no note).
+  std::string other_language_part;
 };
 
 class Persona {

@@ -184,6 +184,13 @@ TEST_CASE("a sentence in another language shares the question's words through th
   c.EnableLexicon(Table());
   const TranslatedTerms t = TranslatedTermsOf(question, "en", "pt", c);
   REQUIRE(t.words.size() == 1);  // car; "matter" has no translation the passages hold
+  CHECK(t.seen_share() == Approx(1.f));
+  // A word whose every translation no passage holds (câmera) weighs against
+  // every sentence, as a word no passage holds as written does.
+  const TranslatedTerms both = TranslatedTermsOf("Why did the car and the camera matter?", "en", "pt", c);
+  CHECK(both.words.size() == 1);
+  CHECK(both.unseen == Approx(1.f));
+  CHECK(both.seen_share() == Approx(both.total / (both.total + 1.f)));
   CHECK(SharedEvidence(t, car) == Approx(1.f));
   CHECK(SharedEvidence(t, road) == 0.f);
   CHECK(SharedEvidence(TermsOf(question, c), car) == 0.f);  // as written, the words are not there

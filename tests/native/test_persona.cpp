@@ -603,6 +603,40 @@ TEST_CASE("an answer quoting only another language says so first, though passage
   CHECK(note < a.text.find("[1]"));
 }
 
+TEST_CASE("a sentence in another language holding the question's subject beats one in its language sharing a common word", "[persona]") {
+  // 残差连接为什么这么重要？ ("Why do residual connections matter so much?"):
+  // only English and Portuguese passages explain residual connections; a
+  // Chinese passage ranks among them and shares 重要 ("important"). Before,
+  // a passage in the asker's language made every other-language sentence
+  // score without its translated evidence, and the answer quoted "编排层和产品层反而会变得更重要".
+  const World& w = TheWorld();
+  ConversationState st;
+  const Answer a = w.Ask("\xE6\xAE\x8B\xE5\xB7\xAE\xE8\xBF\x9E\xE6\x8E\xA5\xE4\xB8\xBA\xE4\xBB\x80\xE4\xB9\x88\xE8\xBF\x99\xE4\xB9\x88\xE9\x87\x8D\xE8\xA6\x81\xEF\xBC\x9F", st);
+  INFO(a.text);
+  REQUIRE(a.kind == AnswerKind::kAnswer);
+  CHECK(a.text.find("esidual") != std::string::npos);
+  CHECK(a.text.find("\xE7\xBC\x96\xE6\x8E\x92\xE5\xB1\x82") == std::string::npos);  // 编排层
+  for (const Citation& c : a.citations) CHECK(c.language != "zh");
+}
+
+TEST_CASE("an answer quoting its own language and another says which part is quoted as written", "[persona]") {
+  const World& w = TheWorld();
+  ConversationState st;
+  // The English passages describe the social posts; the autoresearch loop ("固定 5 分钟 budget") is only in Chinese.
+  const Answer a = w.Ask("How does your autoresearch project run its experiments?", st);
+  INFO(a.text);
+  REQUIRE(a.kind == AnswerKind::kAnswer);
+  bool own = false, other = false;
+  for (const Citation& c : a.citations) (c.language == "en" ? own : other) = true;
+  REQUIRE(own);
+  REQUIRE(other);
+  const size_t note = a.text.find("(Part of this I only have in Chinese");
+  CHECK(note != std::string::npos);
+  CHECK(note < a.text.find("[1]"));
+  CHECK(a.text.find("(I only have this written in") == std::string::npos);
+  CHECK(a.passage_languages.empty());  // not wholly from other languages
+}
+
 TEST_CASE("'who are you?' is a question about the persona: looked up by its name, answered in the first person", "[persona]") {
   CHECK(AsksIdentity("Who are you?"));
   CHECK(AsksIdentity("  tell me about yourself. "));
