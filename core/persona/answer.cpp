@@ -327,9 +327,9 @@ bool Turn::FromPersonaQa() {
 }
 
 void Turn::Score(std::vector<Unit>& units, const QuestionTerms& terms, QuestionType type) const {
-  // Where only passages in other languages answer, a sentence shares the
-  // question's words through their translations (where the question's own
-  // language answers too, its passages are what the asker should read).
+  // A sentence in another language shares the question's words through
+  // their translations, whether or not passages in the question's language
+  // came too (those are preferred only by `other_language`).
   // A sentence's score reads its share of the whole question: words no
   // passage holds count against it (a Chinese question whose subject only
   // English passages name is not answered by the Chinese sentence sharing
