@@ -278,6 +278,8 @@ class Turn {
   void Frame(AnswerWriter& w, const std::vector<const Unit*>& main, const std::vector<Unit>& units, QuestionType type);
   bool LimitsAnswer(const Unit& u, const std::vector<const Unit*>& main) const;
   bool Translates(const Unit& u, const Unit& of) const;
+  // `u` is in another language than a unit of `out` and says what it says (its passage's twin, or its translation).
+  bool RepeatsInAnother(const Unit& u, const std::vector<const Unit*>& out) const;
   void AddQuote(AnswerWriter& w, const QuestionTerms& terms);
   void Remember(const AnswerWriter& w, const std::vector<uint32_t>& pool, bool fresh);
   // Says, before the answer's blocks (from `at`), that its passages are all in other languages.
@@ -445,17 +447,18 @@ std::vector<const Unit*> Turn::Select(const std::vector<Unit>& units, QuestionTy
     }
   }
   // The runner-up, wherever it is, when it answers too: a second passage often holds the other half.
-  // Not the best passage's translation: "What is Dojo?" quoted the Portuguese
+  // Not the translation of what is taken: "What is Dojo?" quoted the Portuguese
   // copy of the English sentence after it.
-  const std::string& language = db_.chunk(best->label).language;
   const Unit* second = nullptr;
   for (const Unit& u : units) {
     if (&u == best || taken(&u) || !Relevant(u) || u.score < opt_.weights.second_ratio * best->score || !ReadsOn(u, same, out)) continue;
-    if (db_.chunk(u.label).language != language && (db_.PassageCosine(best->label, u.label) >= kDefaultTwinCosine || Translates(u, *best))) continue;
+    if (RepeatsInAnother(u, out)) continue;
     if (!second || u.score > second->score) second = &u;
   }
   if (second && out.size() < room) out.push_back(second);
-  // Then what else the best unit's section says about the question.
+  // Then what else the best unit's section says about the question (not
+  // what the runner-up already said in its language: a Portuguese timeline
+  // row after its English twin).
   std::vector<const Unit*> rest;
   for (const Unit* u : same) {
     if (!taken(u) && u->score >= opt_.weights.second_ratio * best->score && ReadsOn(*u, same, out)) rest.push_back(u);
@@ -463,7 +466,7 @@ std::vector<const Unit*> Turn::Select(const std::vector<Unit>& units, QuestionTy
   std::stable_sort(rest.begin(), rest.end(), [](const Unit* x, const Unit* y) { return x->score > y->score; });
   for (const Unit* u : rest) {
     if (out.size() >= room) break;
-    out.push_back(u);
+    if (!RepeatsInAnother(*u, out)) out.push_back(u);
   }
   // Reading order: the best unit's passage first, each passage's units as written.
   std::stable_sort(out.begin(), out.end(), [&](const Unit* x, const Unit* y) {
@@ -472,6 +475,14 @@ std::vector<const Unit*> Turn::Select(const std::vector<Unit>& units, QuestionTy
     return x->sentence.index < y->sentence.index;
   });
   return out;
+}
+
+bool Turn::RepeatsInAnother(const Unit& u, const std::vector<const Unit*>& out) const {
+  const std::string& language = db_.chunk(u.label).language;
+  return std::any_of(out.begin(), out.end(), [&](const Unit* t) {
+    return db_.chunk(t->label).language != language &&
+           (db_.PassageCosine(t->label, u.label) >= kDefaultTwinCosine || Translates(u, *t));
+  });
 }
 
 // The persona's structure where the evidence has its parts: a framing for
@@ -644,8 +655,12 @@ void Turn::FromPassages(const float* query_vector, size_t query_dims, bool about
   // A year the question names must be named by what answers it.
   years_ = YearsIn(q_);
   names_ = NamesIn(q_, db_, persona_.self_reference().names);
-  // A question asking when, or naming a year, may be answered by a timeline row.
-  const bool timeline = type == QuestionType::kWhen || !years_.empty();
+  // A question asking when, or naming a year, may be answered by a timeline
+  // row; so may one asking a fact, a place or a person about something the
+  // passages name ("Were you one of OpenAI's co-founders?": "2015: Co-founder
+  // and researcher at OpenAI."), not why, how or what something is.
+  const bool records = type == QuestionType::kFact || type == QuestionType::kWhere || type == QuestionType::kWho;
+  const bool timeline = type == QuestionType::kWhen || !years_.empty() || (records && !names_.empty());
   std::vector<Unit> units = GatherUnits(pool, terms, same_language, about_topic, timeline);
   if (units.empty()) return DontKnow();
   // A passage in the question's language with nothing quotable (a table, a

@@ -619,6 +619,21 @@ TEST_CASE("a sentence in another language holding the question's subject beats o
   for (const Citation& c : a.citations) CHECK(c.language != "zh");
 }
 
+TEST_CASE("a question about something a timeline row names is answered by the row, a why question is not", "[persona]") {
+  // Before: "I genuinely don't know": the timeline ranks first, but its rows
+  // answered only questions asking when or naming a year.
+  const World& w = TheWorld();
+  ConversationState st;
+  const Answer a = w.Ask("Were you one of OpenAI's co-founders?", st);
+  INFO(a.text);
+  REQUIRE(a.kind == AnswerKind::kAnswer);
+  CHECK(a.text.find("2015: Co-founder and researcher at OpenAI") != std::string::npos);
+  ConversationState why;
+  const Answer b = w.Ask("Por que voc\xC3\xAA saiu da Tesla?", why);  // Por que você saiu da Tesla?
+  INFO(b.text);
+  CHECK(b.text.find("2017: Director of AI") == std::string::npos);
+}
+
 TEST_CASE("an answer quoting its own language and another says which part is quoted as written", "[persona]") {
   const World& w = TheWorld();
   ConversationState st;
