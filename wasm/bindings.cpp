@@ -953,6 +953,7 @@ void ReadWeights(const val& w, UnitWeights& k) {
   k.type = Num(w, "type", k.type);
   k.rank = Num(w, "rank", k.rank);
   k.position = Num(w, "position", k.position);
+  k.topic = Num(w, "topic", k.topic);
   k.passage = Num(w, "passage", k.passage);
   k.title = Num(w, "title", k.title);
   k.other_language = Num(w, "otherLanguage", k.other_language);

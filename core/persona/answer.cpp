@@ -278,6 +278,9 @@ class Turn {
   void Frame(AnswerWriter& w, const std::vector<const Unit*>& main, const std::vector<Unit>& units, QuestionType type);
   bool LimitsAnswer(const Unit& u, const std::vector<const Unit*>& main) const;
   bool Translates(const Unit& u, const Unit& of) const;
+  // A question about the topic reads on from the passages the conversation
+  // quoted: their units gain `topic`.
+  void FavourSaidPassages(std::vector<Unit>& units) const;
   // `u` is in another language than a unit of `out` and says what it says (its passage's twin, or its translation).
   bool RepeatsInAnother(const Unit& u, const std::vector<const Unit*>& out) const;
   void AddQuote(AnswerWriter& w, const QuestionTerms& terms);
@@ -477,6 +480,17 @@ std::vector<const Unit*> Turn::Select(const std::vector<Unit>& units, QuestionTy
   return out;
 }
 
+void Turn::FavourSaidPassages(std::vector<Unit>& units) const {
+  std::set<std::string> quoted;  // chunk ids of what was said ("chunk-id:index")
+  for (const std::string& key : state_.said) {
+    const size_t colon = key.rfind(':');
+    if (colon != std::string::npos) quoted.insert(key.substr(0, colon));
+  }
+  for (Unit& u : units) {
+    if (quoted.count(db_.chunk(u.label).id)) u.score += opt_.weights.topic;
+  }
+}
+
 bool Turn::RepeatsInAnother(const Unit& u, const std::vector<const Unit*>& out) const {
   const std::string& language = db_.chunk(u.label).language;
   return std::any_of(out.begin(), out.end(), [&](const Unit* t) {
@@ -670,6 +684,7 @@ void Turn::FromPassages(const float* query_vector, size_t query_dims, bool about
     for (Unit& u : units) u.other_language = false;
   }
   Score(units, terms, type);
+  if (about_topic) FavourSaidPassages(units);
   // An answer shares real evidence with the question: when no sentence of the
   // passages the decision let through does, the honest answer is "I don't know".
   // A date for "when", a number for "how many": without one among them, nothing here answers.

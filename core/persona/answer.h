@@ -74,6 +74,9 @@ struct UnitWeights {
   double passage = 0.5;     // the passage's ranking score over the best one's
   double title = 0.3;       // the share of the question's rare words in the passage's own heading
   double position = 0.05;   // earlier in its passage
+  // A question about the topic ("那实际工作中该怎么应对？") reads on from the
+  // passages the conversation quoted, not from a new search on its few words.
+  double topic = 0.2;
   // Held against a unit in another language when passages in the question's
   // language answer too: the issue asks for the asker's language where it
   // answers as well (the development half is indifferent between 0 and 0.3).

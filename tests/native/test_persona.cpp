@@ -1006,6 +1006,25 @@ TEST_CASE("a conversation keeps its topic: follow-ups continue it, a new questio
   CHECK(nothing.citations.empty());
 }
 
+TEST_CASE("a question about the topic reads on from the passage the first answer quoted", "[persona]") {
+  // 为什么你觉得 AI 系统会静默失败？ then 那实际工作中该怎么应对？ ("how do I deal with it in
+  // practice?"): the quoted section's own "应用" items answer it; before, those of
+  // another section won on the follow-up's few words.
+  const World& w = TheWorld();
+  ConversationState s;
+  const Answer first = w.Ask("\xE4\xB8\xBA\xE4\xBB\x80\xE4\xB9\x88\xE4\xBD\xA0\xE8\xA7\x89\xE5\xBE\x97 AI "
+                             "\xE7\xB3\xBB\xE7\xBB\x9F\xE4\xBC\x9A\xE9\x9D\x99\xE9\xBB\x98\xE5\xA4\xB1\xE8\xB4\xA5\xEF\xBC\x9F", s);
+  REQUIRE(first.kind == AnswerKind::kAnswer);
+  REQUIRE_FALSE(first.citations.empty());
+  const uint32_t quoted = first.citations[0].label;
+  const Answer then = w.Ask("\xE9\x82\xA3\xE5\xAE\x9E\xE9\x99\x85\xE5\xB7\xA5\xE4\xBD\x9C\xE4\xB8\xAD\xE8\xAF\xA5"
+                            "\xE6\x80\x8E\xE4\xB9\x88\xE5\xBA\x94\xE5\xAF\xB9\xEF\xBC\x9F", s);
+  INFO(then.text);
+  REQUIRE(then.kind == AnswerKind::kAnswer);
+  REQUIRE_FALSE(then.citations.empty());
+  CHECK(then.citations[0].label == quoted);
+}
+
 TEST_CASE("a follow-up to a timeline answer goes on with the rows after it", "[persona]") {
   const World& w = TheWorld();
   ConversationState s;
