@@ -108,21 +108,26 @@ def ui_text(text: str) -> str:
     return clean(UI_PLACEHOLDER.sub(" ", UI_ACCELERATOR.sub("", UI_CONTEXT.sub("", text))))
 
 
+def catalog_messages(mo: Path):
+    """(msgid, msgstr) of one .mo catalog (a plural's first form); nothing for one that does not parse."""
+    with open(mo, "rb") as f:
+        try:
+            catalog = gettext.GNUTranslations(f)._catalog
+        except Exception:
+            return
+    for msgid, msgstr in catalog.items():
+        if isinstance(msgid, tuple):
+            msgid = msgid[0]
+        if msgid and isinstance(msgstr, str):
+            yield msgid, msgstr
+
+
 def gettext_catalogs(root: Path, kind: str, locale: str = ""):
     """UI strings: a .mo catalog maps each English msgid to its translation.
     With `locale` ("pt_BR"), only the catalogs under that locale's folder."""
     out = []
     for mo in sorted(root.rglob(f"{locale}/LC_MESSAGES/*.mo" if locale else "*.mo")):
-        with open(mo, "rb") as f:
-            try:
-                catalog = gettext.GNUTranslations(f)._catalog
-            except Exception:
-                continue
-        for msgid, msgstr in catalog.items():
-            if isinstance(msgid, tuple):
-                msgid = msgid[0]
-            if not msgid or not isinstance(msgstr, str):
-                continue
+        for msgid, msgstr in catalog_messages(mo):
             if locale:
                 en, other = ui_text(msgid), ui_text(msgstr)
             else:  # LibreOffice's catalogs, as the committed model was trained on them

@@ -425,24 +425,14 @@ UI_STRIP = " \t.:…!?*()[]<>\"'“”‘’«»「」『』：。！？…（�
 def ui_catalogs(src, locale):
     """(program, msgid, msgstr) of the gettext catalogs fetch-sources.sh unpacked for `locale`."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from extract import ui_text            # the same markup removal the model's training pairs get
-    import gettext
-    root = os.path.join(src, "gettext")
-    for program in sorted(os.listdir(root)) if os.path.isdir(root) else ():
-        for dirpath, _, files in sorted(os.walk(os.path.join(root, program))):
-            if not dirpath.endswith(os.path.join(locale, "LC_MESSAGES")):
-                continue
-            for name in sorted(f for f in files if f.endswith(".mo")):
-                with open(os.path.join(dirpath, name), "rb") as f:
-                    try:
-                        catalog = gettext.GNUTranslations(f)._catalog
-                    except Exception:
-                        continue
-                for msgid, msgstr in catalog.items():
-                    if isinstance(msgid, tuple):
-                        msgid = msgid[0]
-                    if msgid and isinstance(msgstr, str) and msgstr:
-                        yield program, ui_text(msgid), ui_text(msgstr)
+    from extract import catalog_messages, ui_text   # as the model's training pairs are read
+    from pathlib import Path
+    root = Path(src) / "gettext"
+    for program in sorted(p.name for p in root.iterdir()) if root.is_dir() else ():
+        for mo in sorted((root / program).rglob(f"{locale}/LC_MESSAGES/*.mo")):
+            for msgid, msgstr in catalog_messages(mo):
+                if msgstr:
+                    yield program, ui_text(msgid), ui_text(msgstr)
 
 
 def ui_term(text, lang):
