@@ -48,6 +48,7 @@ constexpr size_t kCompactUnits = 4;
 constexpr size_t kCompactBytes = 520;
 constexpr size_t kListReach = 2;           // list items this close to the best one come with it
 constexpr size_t kProseReach = 2;          // sentences after a lead-in's first that come with it
+constexpr double kQuotedPassage = 1.0;  // a why/example follow-up: a unit of a passage the answer quoted (Continue)
 constexpr size_t kPoolPassages = 4;        // passages whose sentences compete
 constexpr size_t kTopicPassages = 4;       // passages a topic keeps for follow-ups
 constexpr size_t kMaxSaid = 64;            // units a conversation remembers as said
@@ -746,7 +747,11 @@ void Turn::Continue(FollowUp follow) {
     const size_t from = left_off[u.label];
     const double next = u.sentence.index >= from ? 1.0 / (1.0 + u.sentence.index - from) : 0.0;
     const double informative = std::min(1.0, u.sentence.text.size() / kInformativeBytes);
-    u.score = (cue ? 1.0 : 0.0) + 0.3 * u.shared + next + 0.5 / (1.0 + u.rank) + 0.1 * informative;
+    // "Why?" and "an example?" ask about what was quoted: the rest of a
+    // passage it was quoted from answers first, wherever in it (the evidence
+    // listed before the lines the first answer took), as an explicit cue would.
+    const bool quoted = from > 0 && follow != FollowUp::kMore;
+    u.score = (cue ? 1.0 : 0.0) + 0.3 * u.shared + next + 0.5 / (1.0 + u.rank) + 0.1 * informative + (quoted ? kQuotedPassage : 0.0);
   }
   std::vector<const Unit*> take;
   const Unit* best = &*std::max_element(units.begin(), units.end(), [](const Unit& x, const Unit& y) { return x.score < y.score; });

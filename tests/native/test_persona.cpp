@@ -1025,6 +1025,27 @@ TEST_CASE("a question about the topic reads on from the passage the first answer
   CHECK(then.citations[0].label == quoted);
 }
 
+TEST_CASE("\"an example?\" is answered from the passage the first answer quoted, before its lines too", "[persona]") {
+  // 你为什么这么推崇从零构建？ ("why do you push building from scratch?") quotes
+  // 模型2's summary and application lines; 能举个例子吗？ ("an example?") must come
+  // from its evidence list (micrograd, char-rnn, microgpt), written before them.
+  // Before: another section's first line ("软件不是只在升级工具"), the one place
+  // where reading "on" started at the top.
+  const World& w = TheWorld();
+  ConversationState s;
+  const Answer first = w.Ask("\xE4\xBD\xA0\xE4\xB8\xBA\xE4\xBB\x80\xE4\xB9\x88\xE8\xBF\x99\xE4\xB9\x88\xE6\x8E\xA8"
+                             "\xE5\xB4\x87\xE4\xBB\x8E\xE9\x9B\xB6\xE6\x9E\x84\xE5\xBB\xBA\xEF\xBC\x9F", s);
+  REQUIRE(first.kind == AnswerKind::kAnswer);
+  REQUIRE_FALSE(first.citations.empty());
+  const Answer example = w.Ask("\xE8\x83\xBD\xE4\xB8\xBE\xE4\xB8\xAA\xE4\xBE\x8B\xE5\xAD\x90\xE5\x90\x97\xEF\xBC\x9F", s);
+  INFO(first.text << "\n---\n" << example.text);
+  REQUIRE(example.kind == AnswerKind::kAnswer);
+  REQUIRE_FALSE(example.citations.empty());
+  CHECK(example.citations[0].label == first.citations[0].label);
+  CHECK((example.text.find("micrograd") != std::string::npos || example.text.find("microgpt") != std::string::npos ||
+         example.text.find("char-rnn") != std::string::npos));
+}
+
 TEST_CASE("a follow-up to a timeline answer goes on with the rows after it", "[persona]") {
   const World& w = TheWorld();
   ConversationState s;
