@@ -282,6 +282,8 @@ class Turn {
   // A question about the topic reads on from the passages the conversation
   // quoted: their units gain `topic`.
   void FavourSaidPassages(std::vector<Unit>& units) const;
+  const Unit* RunnerUp(const std::vector<Unit>& units, const Unit& best, const std::vector<const Unit*>& same,
+                       const std::vector<const Unit*>& out) const;
   // `u` is in another language than a unit of `out` and says what it says (its passage's twin, or its translation).
   bool RepeatsInAnother(const Unit& u, const std::vector<const Unit*>& out) const;
   void AddQuote(AnswerWriter& w, const QuestionTerms& terms);
@@ -450,15 +452,7 @@ std::vector<const Unit*> Turn::Select(const std::vector<Unit>& units, QuestionTy
       if (next && !taken(u) && out.size() < room) out.push_back(u);
     }
   }
-  // The runner-up, wherever it is, when it answers too: a second passage often holds the other half.
-  // Not the translation of what is taken: "What is Dojo?" quoted the Portuguese
-  // copy of the English sentence after it.
-  const Unit* second = nullptr;
-  for (const Unit& u : units) {
-    if (&u == best || taken(&u) || !Relevant(u) || u.score < opt_.weights.second_ratio * best->score || !ReadsOn(u, same, out)) continue;
-    if (RepeatsInAnother(u, out)) continue;
-    if (!second || u.score > second->score) second = &u;
-  }
+  const Unit* second = RunnerUp(units, *best, same, out);
   if (second && out.size() < room) out.push_back(second);
   // Then what else the best unit's section says about the question (not
   // what the runner-up already said in its language: a Portuguese timeline
@@ -490,6 +484,21 @@ void Turn::FavourSaidPassages(std::vector<Unit>& units) const {
   for (Unit& u : units) {
     if (quoted.count(db_.chunk(u.label).id)) u.score += opt_.weights.topic;
   }
+}
+
+// The runner-up, wherever it is, when it answers too: a second passage often holds the other half.
+// Not the translation of what is taken: "What is Dojo?" quoted the Portuguese
+// copy of the English sentence after it.
+const Unit* Turn::RunnerUp(const std::vector<Unit>& units, const Unit& best, const std::vector<const Unit*>& same,
+                           const std::vector<const Unit*>& out) const {
+  const Unit* second = nullptr;
+  for (const Unit& u : units) {
+    if (std::find(out.begin(), out.end(), &u) != out.end() || !Relevant(u) || u.score < opt_.weights.second_ratio * best.score ||
+        !ReadsOn(u, same, out) || RepeatsInAnother(u, out))
+      continue;
+    if (!second || u.score > second->score) second = &u;
+  }
+  return second;
 }
 
 bool Turn::RepeatsInAnother(const Unit& u, const std::vector<const Unit*>& out) const {
