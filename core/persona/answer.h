@@ -79,7 +79,9 @@ struct UnitWeights {
   double topic = 0.2;
   // Held against a unit in another language when passages in the question's
   // language answer too: the issue asks for the asker's language where it
-  // answers as well (the development half is indifferent between 0 and 0.3).
+  // answers as well. Since such units score with their translated evidence,
+  // the development half reads 79 of 136 from 0 to 0.15, 78 at 0.2-0.25 and
+  // 72 at 0.45 (bench/persona/notes.md, session 55).
   double other_language = 0.15;
   // A unit shares real evidence with the question when it holds this share
   // of its rare words, or the model finds it this similar.
