@@ -86,15 +86,9 @@ export function summarise(verdicts) {
     out[split] = {};
     for (const lang of [...LANGUAGES, 'all']) {
       const row = {};
-      for (const kind of KINDS) {
-        const v = verdicts.filter((x) => x.kind === kind && (split === 'all' || x.split === split) && (lang === 'all' || x.lang === lang));
-        row[kind] = rate(v);
-      }
-      for (const reach of ['same', 'cross']) {
-        row[`answerable_${reach}`] = rate(verdicts.filter((x) => x.kind === 'answerable' && x.reach === reach
-          && (split === 'all' || x.split === split) && (lang === 'all' || x.lang === lang)));
-      }
       const v = verdicts.filter((x) => (split === 'all' || x.split === split) && (lang === 'all' || x.lang === lang));
+      for (const kind of KINDS) row[kind] = rate(v.filter((x) => x.kind === kind));
+      for (const reach of ['same', 'cross']) row[`answerable_${reach}`] = rate(v.filter((x) => x.kind === 'answerable' && x.reach === reach));
       row.fragment_free = v.length ? v.filter((x) => !x.fragments.length).length / v.length : null;
       out[split][lang] = row;
     }

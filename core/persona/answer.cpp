@@ -395,6 +395,18 @@ bool ReadsOn(const Unit& u, const std::vector<const Unit*>& section, const std::
   return before && std::find(out.begin(), out.end(), before) != out.end();
 }
 
+// A said unit's key, "chunk-id:index", into its parts. Keys come back from a
+// saved session: false for anything malformed, which callers skip.
+bool ParseSaidKey(const std::string& key, std::string& id, size_t& index) {
+  const size_t colon = key.rfind(':');
+  if (colon == std::string::npos || colon + 1 >= key.size()) return false;
+  char* end = nullptr;
+  index = std::strtoul(key.c_str() + colon + 1, &end, 10);
+  if (*end != '\0') return false;
+  id = key.substr(0, colon);
+  return true;
+}
+
 // The units that answer: the best one, what reads on from it in its passage,
 // and a strong unit of another passage; or a compact passage whole.
 std::vector<const Unit*> Turn::Select(const std::vector<Unit>& units, QuestionType type) const {
@@ -476,10 +488,11 @@ std::vector<const Unit*> Turn::Select(const std::vector<Unit>& units, QuestionTy
 }
 
 void Turn::FavourSaidPassages(std::vector<Unit>& units) const {
-  std::set<std::string> quoted;  // chunk ids of what was said ("chunk-id:index")
+  std::set<std::string> quoted;  // chunk ids of what was said
   for (const std::string& key : state_.said) {
-    const size_t colon = key.rfind(':');
-    if (colon != std::string::npos) quoted.insert(key.substr(0, colon));
+    std::string id;
+    size_t index = 0;
+    if (ParseSaidKey(key, id, index)) quoted.insert(std::move(id));
   }
   for (Unit& u : units) {
     if (quoted.count(db_.chunk(u.label).id)) u.score += opt_.weights.topic;
@@ -741,13 +754,11 @@ void Turn::Continue(FollowUp follow) {
   std::map<uint32_t, size_t> left_off;
   for (const Unit& u : units) left_off.emplace(u.label, 0);
   for (const std::string& key : state_.said) {
-    // Keys come back from a saved session: anything malformed is skipped.
-    const size_t colon = key.rfind(':');
-    if (colon == std::string::npos || colon + 1 >= key.size()) continue;
-    char* end = nullptr;
-    const unsigned long index = std::strtoul(key.c_str() + colon + 1, &end, 10);
-    auto label = db_.Find(key.substr(0, colon));
-    if (*end == '\0' && label && left_off.count(*label)) left_off[*label] = std::max<size_t>(left_off[*label], index + 1);
+    std::string id;
+    size_t index = 0;
+    if (!ParseSaidKey(key, id, index)) continue;
+    auto label = db_.Find(id);
+    if (label && left_off.count(*label)) left_off[*label] = std::max<size_t>(left_off[*label], index + 1);
   }
   for (Unit& u : units) {
     u.shared = SharedEvidence(terms, u.sentence.text);
