@@ -357,6 +357,37 @@ val Chunk_(const std::string& source, const std::string& text, val options, val 
 
 // ---- collections ----
 
+// A spill the CLI keeps (wasm/vesper.mjs spillTo wraps it): a JS object
+// whose append(view) and read(view, offset) return an error's message as a
+// string rather than throw through the core, which then knows the
+// collection's records are incomplete (Collection::SpillTo).
+class JsSpill : public ChunkSpill {
+ public:
+  explicit JsSpill(val js) : js_(std::move(js)) {}
+
+  void Append(const uint8_t* data, size_t size) override {
+    val r = js_.call<val>("append", val(emscripten::typed_memory_view(size, data)));
+    if (r.isString()) throw Error(ErrorCode::kInternal, "could not keep the passages being built: " + r.as<std::string>());
+  }
+
+  void ReadBack(const ByteWriter::Sink& sink) const override {
+    static constexpr size_t kBlock = size_t{1} << 20;
+    std::vector<uint8_t> block(kBlock);
+    for (double at = 0;;) {
+      val r = js_.call<val>("read", val(emscripten::typed_memory_view(block.size(), block.data())), at);
+      if (r.isString()) throw Error(ErrorCode::kInternal, "could not read back the passages being built: " + r.as<std::string>());
+      const double n = r.as<double>();
+      if (!(n >= 0 && n <= static_cast<double>(block.size()))) throw Error(ErrorCode::kInternal, "spill read returned " + std::to_string(n));
+      if (n == 0) return;
+      sink(block.data(), static_cast<size_t>(n));
+      at += n;
+    }
+  }
+
+ private:
+  val js_;
+};
+
 class JsCollection {
  public:
   explicit JsCollection(Collection c) : c_(std::move(c)) {}
@@ -392,6 +423,8 @@ class JsCollection {
   }
 
   void Remove(const std::string& id) { Guard([&] { c_.Remove(id); }); }
+
+  void SpillTo(val spill) { Guard([&] { c_.SpillTo(std::make_shared<JsSpill>(std::move(spill))); }); }
 
   val ResultToJs(const SearchResult& r) const {
     val o = ChunkToJs(c_.chunk(r.label));
@@ -506,11 +539,13 @@ class JsCollection {
 
   // One passage by id (its text, title trail, source, language), or null.
   val ChunkById(const std::string& id) const {
+    Guard([&] { c_.RequireHeld("read its passages"); });
     const std::optional<uint32_t> label = c_.Find(id);
     return label && c_.alive(*label) ? ChunkToJs(c_.chunk(*label)) : val::null();
   }
 
   val Chunks() const {
+    Guard([&] { c_.RequireHeld("read its passages"); });
     val out = val::array();
     size_t k = 0;
     for (uint32_t i = 0; i < c_.slots(); ++i) if (c_.alive(i)) out.set(k++, ChunkToJs(c_.chunk(i)));
@@ -1138,6 +1173,7 @@ EMSCRIPTEN_BINDINGS(vesper) {
       .class_function("takeLoaded", &JsCollection::TakeLoaded, allow_raw_pointers())
       .function("addStaged", &JsCollection::AddStaged)
       .function("remove", &JsCollection::Remove)
+      .function("spillTo", &JsCollection::SpillTo)
       .function("searchStaged", &JsCollection::SearchStaged)
       .function("queryStaged", &JsCollection::QueryStaged)
       .function("setAnswerability", &JsCollection::SetAnswerability)

@@ -356,6 +356,31 @@ class Collection {
   remove(id) {
     this.raw.remove(id);
   }
+  // Building only to save (the CLI's build): from now on each passage's
+  // record goes to `spill` ({ append(view), read(view, offset) }: bytes
+  // kept in order; read fills the view from that offset and returns how
+  // many, 0 at the end) and its text leaves memory. The collection can
+  // then be saved, not searched. Only while empty.
+  spillTo(spill) {
+    const message = (err) => String(err?.message ?? err) || 'failed';
+    this.raw.spillTo({
+      append: (view) => {
+        try {
+          spill.append(view);
+          return null;
+        } catch (err) {
+          return message(err);
+        }
+      },
+      read: (view, offset) => {
+        try {
+          return spill.read(view, offset);
+        } catch (err) {
+          return message(err);
+        }
+      },
+    });
+  }
   // options: { k = 10, threshold = 0.35, mode = 'hybrid' | 'vector' | 'lexical', exact }
   search(text, vector = null, options = {}) {
     const n = this.core._stageFloats(vector);

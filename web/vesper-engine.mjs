@@ -117,9 +117,10 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
   // A collection built from documents a batch at a time (chunked, embedded,
   // added, let go), so memory follows a batch and the index, not the
   // knowledge base; progress counts characters of text.
-  async function streamCollection(name, docs, model, { vectors, chunking, onProgress: progress, signal, onWarning }) {
+  async function streamCollection(name, docs, model, { vectors, chunking, onProgress: progress, signal, onWarning, spill }) {
     const db = newCollection(name, model, vectors);
     try {
+      if (spill) db.spillTo(spill);
       const total = docs.reduce((n, d) => n + sizeOf(d), 0);
       let done = 0;
       for (const { docs: batch, size } of documentBatches(docs)) {
@@ -240,10 +241,12 @@ function engineOver(core, { onProgress, onNotice, preferWebGPU }) {
     // vectors: how they are stored ('auto': float32, turned int8 from
     // INT8_FROM_PASSAGES passages; 'float32', 'int8', 'binary');
     // maxTokens: the chunker's bound; onWarning({ chunk, message }): a chunk
-    // the model could not take whole.
-    async store(name, docs, { onProgress: progress = null, signal = null, metaText = NO_META_TEXT, vectors = 'auto', maxTokens = null, onWarning = null } = {}) {
+    // the model could not take whole; spill: where the passages' records go
+    // when the database is built only to be saved (Collection.spillTo: the
+    // CLI's build), so that its text is not held.
+    async store(name, docs, { onProgress: progress = null, signal = null, metaText = NO_META_TEXT, vectors = 'auto', maxTokens = null, onWarning = null, spill = null } = {}) {
       const chunking = { tokenizer: embedder?.tokenizer ?? null, metaText, maxTokens };
-      const db = await streamCollection(name, docs, embedder, { vectors, chunking, onProgress: progress, signal, onWarning });
+      const db = await streamCollection(name, docs, embedder, { vectors, chunking, onProgress: progress, signal, onWarning, spill });
       collections.get(name)?.dispose();
       collections.set(name, db);
       return db;

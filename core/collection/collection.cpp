@@ -132,6 +132,7 @@ size_t Collection::Add(std::vector<Chunk> chunks, const float* vectors, size_t v
     if (matcher_) StorePieces(label, pieces[i]);
   }
   if (added) centroid_stale_ = languages_stale_ = true;
+  if (spill_ && added) SpillFrom(static_cast<uint32_t>(chunks_.size() - added));
   if (has_vectors() && options_.int8_from && options_.vectors == VectorFormat::kFloat32 && live_ >= options_.int8_from) {
     store_.ToInt8();
     options_.vectors = VectorFormat::kInt8;
@@ -230,6 +231,7 @@ void Collection::MaybeBuildHnsw() {
 }
 
 void Collection::Remove(std::string_view chunk_id) {
+  RequireHeld("remove its passages");
   auto it = by_id_.find(std::string(chunk_id));
   if (it == by_id_.end()) throw Error(ErrorCode::kNotFound, "no chunk '" + std::string(chunk_id) + "' in '" + name_ + "'");
   uint32_t label = it->second;
@@ -314,6 +316,7 @@ void Collection::MergeHits(const float* q, bool use_vectors, const SearchOptions
 std::vector<SearchResult> Collection::Search(std::string_view query_text, const float* query_vector,
                                              size_t query_dims, const SearchOptions& opt,
                                              QueryEvidence* evidence) const {
+  RequireHeld("search it");
   SearchMode mode = has_vectors() ? opt.mode : SearchMode::kLexical;
   const bool use_vectors = mode != SearchMode::kLexical;
   const bool use_lexical = mode != SearchMode::kVector;
@@ -774,25 +777,81 @@ Collection Collection::LoadMeta(ByteReader& r) {
 
 void Collection::SaveChunks(ByteWriter& w) const {
   w.u64(chunks_.size());
-  for (size_t i = 0; i < chunks_.size(); ++i) {
-    const Chunk& c = chunks_[i];
-    w.u8(alive_[i] ? (kChunkAlive | (c.meta ? kChunkMeta : 0) | (c.fields.empty() ? 0 : kChunkFields)) : 0);
-    if (!alive_[i]) continue;  // a deleted chunk keeps its slot, not its text
-    w.str(c.id);
-    w.u32(static_cast<uint32_t>(c.title.size()));
-    for (const auto& t : c.title) w.str(t);
-    w.str(c.text);
-    w.str(c.source);
-    w.u32(c.begin);
-    w.u32(c.end);
-    w.str(c.language);
-    if (c.fields.empty()) continue;
-    w.u32(static_cast<uint32_t>(c.fields.size()));
-    for (const Field& f : c.fields) {
-      w.u8(f.filter ? 1 : 0);
-      w.str(f.key);
-      w.str(f.value);
+  if (spill_) {
+    if (spill_failed_) throw Error(ErrorCode::kInternal, "collection '" + name_ + "': its passages could not all be kept while it was built");
+    uint64_t read = 0;
+    spill_->ReadBack([&](const uint8_t* data, size_t n) {
+      read += n;
+      w.raw(data, n);
+    });
+    if (read != spilled_bytes_) {
+      throw Error(ErrorCode::kCorruptData, "collection '" + name_ + "': " + std::to_string(read) + " bytes of passages read back where " +
+                                      std::to_string(spilled_bytes_) + " were kept (was the spill file changed?)");
     }
+    return;
+  }
+  for (size_t i = 0; i < chunks_.size(); ++i) {
+    if (!alive_[i]) {
+      w.u8(0);  // a deleted chunk keeps its slot, not its text
+      continue;
+    }
+    WriteChunk(w, chunks_[i]);
+  }
+}
+
+// One live passage's record in the chunks section (LoadChunks reads it).
+void Collection::WriteChunk(ByteWriter& w, const Chunk& c) {
+  w.u8(kChunkAlive | (c.meta ? kChunkMeta : 0) | (c.fields.empty() ? 0 : kChunkFields));
+  w.str(c.id);
+  w.u32(static_cast<uint32_t>(c.title.size()));
+  for (const auto& t : c.title) w.str(t);
+  w.str(c.text);
+  w.str(c.source);
+  w.u32(c.begin);
+  w.u32(c.end);
+  w.str(c.language);
+  if (c.fields.empty()) return;
+  w.u32(static_cast<uint32_t>(c.fields.size()));
+  for (const Field& f : c.fields) {
+    w.u8(f.filter ? 1 : 0);
+    w.str(f.key);
+    w.str(f.value);
+  }
+}
+
+void Collection::SpillTo(std::shared_ptr<ChunkSpill> spill) {
+  if (!spill) throw Error(ErrorCode::kInvalidArgument, "a spill is needed");
+  if (!chunks_.empty()) throw Error(ErrorCode::kInvalidArgument, "collection '" + name_ + "' spills its passages only from empty");
+  spill_ = std::move(spill);
+}
+
+// What search, removal and re-tokenising read of a passage (its text, its
+// heading trail) is in the records only: kept out of memory, not lost.
+void Collection::SpillFrom(uint32_t first) {
+  uint64_t bytes = 0;
+  try {
+    ByteWriter w([&](const uint8_t* data, size_t n) {
+      spill_->Append(data, n);
+      bytes += n;
+    });
+    for (uint32_t label = first; label < chunks_.size(); ++label) WriteChunk(w, chunks_[label]);
+    w.Flush();
+  } catch (...) {
+    spill_failed_ = true;
+    throw;
+  }
+  spilled_bytes_ += bytes;
+  for (uint32_t label = first; label < chunks_.size(); ++label) {
+    Chunk& c = chunks_[label];
+    std::string().swap(c.text);
+    std::vector<std::string>().swap(c.title);
+    std::string().swap(c.source);
+  }
+}
+
+void Collection::RequireHeld(const char* what) const {
+  if (spill_) {
+    throw Error(ErrorCode::kInvalidArgument, "collection '" + name_ + "' was built to be saved (its passages are in the pack it writes): load that pack to " + what);
   }
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/chunker/chunker.h"
+#include "core/collection/chunk_spill.h"
 #include "core/collection/model_info.h"
 #include "core/collection/piece_lists.h"
 #include "core/index/hnsw_index.h"
@@ -160,6 +161,14 @@ class Collection {
   size_t Add(std::vector<Chunk> chunks, const float* vectors = nullptr, size_t vector_count = 0);
   // Throws kNotFound for an unknown id.
   void Remove(std::string_view chunk_id);
+  // From now on each passage added is written to `spill` (chunk_spill.h)
+  // and its text, heading trail and source leave memory: the collection can
+  // then be saved (its chunks section read back from the spill), not
+  // searched, and its passages not removed. Only while it is empty.
+  void SpillTo(std::shared_ptr<ChunkSpill> spill);
+  bool spilled() const { return spill_ != nullptr; }
+  // Refuses what a spilled collection cannot do (`what`: "search it", ...).
+  void RequireHeld(const char* what) const;
 
   bool alive(uint32_t label) const { return label < alive_.size() && alive_[label]; }
   const Chunk& chunk(uint32_t label) const { return chunks_.at(label); }
@@ -269,6 +278,10 @@ class Collection {
  private:
   void IndexLexical(uint32_t label);
   std::string LexicalText(uint32_t label) const;
+  static void WriteChunk(ByteWriter& w, const Chunk& c);
+  // Writes the passages from `first` on to the spill and lets their text go.
+  void SpillFrom(uint32_t first);
+
   void AssignPage(uint32_t label);
   void ScorePages(std::string_view query_text, std::vector<SearchResult>& results) const;
   // Marks in allowed_ the live passages whose filters pass; false if none does.
@@ -305,6 +318,11 @@ class Collection {
   ModelInfo model_;
   CollectionOptions options_;
   std::vector<Chunk> chunks_;
+  // With SpillTo: where the passages' records went, how many bytes, and
+  // whether an append failed (the collection then refuses to be saved).
+  std::shared_ptr<ChunkSpill> spill_;
+  uint64_t spilled_bytes_ = 0;
+  bool spill_failed_ = false;
   std::vector<uint8_t> alive_;
   size_t live_ = 0;
   std::unordered_map<std::string, uint32_t> by_id_;

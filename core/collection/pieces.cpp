@@ -71,6 +71,7 @@ std::vector<Collection::ChunkPieces> Collection::PiecesOfBatch(const std::vector
 void Collection::EnablePieceMatch(std::shared_ptr<const PieceMatcher> matcher, std::shared_ptr<const Tokenizer> tokenizer) {
   if (!matcher || !tokenizer) throw Error(ErrorCode::kInvalidArgument, "piece matching needs the model and its tokenizer");
   if (!has_vectors()) throw Error(ErrorCode::kInvalidArgument, "collection '" + name_ + "' is lexical only");
+  if (!chunks_.empty()) RequireHeld("match its passages' pieces");  // their text is tokenised again
   // Part of a corpus that matches through neighbour lists: passages need no rows.
   if (corpus_ && corpus_->neighbors && !matcher->uses_neighbors()) {
     matcher = std::make_shared<const PieceMatcher>(matcher->shared_model(), corpus_->neighbors);

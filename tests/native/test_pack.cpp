@@ -509,3 +509,85 @@ TEST_CASE("piece lists are kept as the pack stores them: a round trip, removed s
   ByteReader dead(bytes.data(), bytes.size(), "pieces");
   CHECK_THROWS_WITH(PieceLists::Load(dead, alive.size(), 100000, {1, 0, 0, 1}), Catch::Contains("removed chunk"));
 }
+
+namespace {
+
+// A spill in memory, as the CLI's file spill behaves: `fail_after` appends
+// then a full disk; `lose` bytes missing when read back.
+struct MemorySpill : ChunkSpill {
+  Bytes kept;
+  size_t appends = 0, fail_after = SIZE_MAX, lose = 0;
+  void Append(const uint8_t* data, size_t n) override {
+    if (appends++ >= fail_after) throw Error(ErrorCode::kInternal, "no space left on device");
+    kept.insert(kept.end(), data, data + n);
+  }
+  void ReadBack(const ByteWriter::Sink& sink) const override {
+    const size_t n = kept.size() - std::min(lose, kept.size());
+    for (size_t at = 0; at < n; at += 7) sink(kept.data() + at, std::min<size_t>(7, n - at));  // in odd pieces
+  }
+};
+
+// The same passages in two batches, into a collection that spills or not.
+Collection BuiltInBatches(const std::shared_ptr<ChunkSpill>& spill) {
+  CollectionOptions hnsw;
+  hnsw.index = IndexKind::kHnsw;
+  Collection c("spilled", test::FakeModel(16), hnsw);
+  if (spill) c.SpillTo(spill);
+  auto seed = test::Seeds()[2];
+  auto chunks = ChunkDocument(seed.name, seed.text);
+  chunks.resize(8);
+  chunks[3].fields = {{"lang", "en", true}};
+  const auto v = test::FakeEmbedChunks(chunks, 16);
+  c.Add(std::vector<Chunk>(chunks.begin(), chunks.begin() + 5), v.data(), 5);
+  c.Add(std::vector<Chunk>(chunks.begin() + 3, chunks.end()), v.data() + 3 * 16, 5);  // two already there: skipped
+  return c;
+}
+
+Bytes SaveOne(const Collection& c) { return SavePack({&c}); }
+
+}  // namespace
+
+TEST_CASE("a collection that spills its passages saves the same pack and keeps no text", "[pack]") {
+  auto spill = std::make_shared<MemorySpill>();
+  const Collection spilled = BuiltInBatches(spill);
+  const Collection held = BuiltInBatches(nullptr);
+  CHECK(spilled.spilled());
+  CHECK(spilled.size() == 8);
+  CHECK(SaveOne(spilled) == SaveOne(held));  // planned and written: read back twice
+  for (uint32_t label = 0; label < spilled.slots(); ++label) {
+    CHECK(spilled.chunk(label).text.empty());
+    CHECK(spilled.chunk(label).title.empty());
+    CHECK(!spilled.chunk(label).id.empty());
+  }
+  auto loaded = LoadPack(SaveOne(spilled).data(), SaveOne(spilled).size());
+  REQUIRE(loaded.size() == 1);
+  CHECK(loaded[0].chunk(3).text == held.chunk(3).text);
+  CHECK(loaded[0].chunk(3).fields == held.chunk(3).fields);
+}
+
+TEST_CASE("a spilled collection is saved, not searched, and says so", "[pack]") {
+  Collection c = BuiltInBatches(std::make_shared<MemorySpill>());
+  const auto q = test::FakeEmbed("Tesla", 16);
+  CHECK_THROWS_WITH(c.Search("Tesla", q.data(), 16, SearchOptions{}), Catch::Contains("load that pack to search it"));
+  CHECK_THROWS_WITH(c.Remove(c.chunk(0).id), Catch::Contains("remove its passages"));
+  CHECK(c.size() == 8);
+  Collection full = BuiltInBatches(nullptr);
+  CHECK_THROWS_WITH(full.SpillTo(std::make_shared<MemorySpill>()), Catch::Contains("only from empty"));
+}
+
+TEST_CASE("a spill that fails or comes back short is never saved as a pack", "[pack]") {
+  auto full_disk = std::make_shared<MemorySpill>();
+  full_disk->fail_after = 1;  // the first batch kept, the second not
+  CHECK_THROWS_WITH(BuiltInBatches(full_disk), Catch::Contains("no space left"));
+  CollectionOptions options;
+  Collection c("c", ModelInfo{}, options);
+  c.SpillTo(full_disk);
+  auto chunks = ChunkDocument("a.md", "One passage about cameras.");
+  CHECK_THROWS(c.Add(chunks));
+  CHECK_THROWS_WITH(SaveOne(c), Catch::Contains("could not all be kept"));
+
+  auto short_spill = std::make_shared<MemorySpill>();
+  const Collection shortened = BuiltInBatches(short_spill);
+  short_spill->lose = 3;
+  CHECK_THROWS_WITH(SaveOne(shortened), Catch::Contains("read back where"));
+}

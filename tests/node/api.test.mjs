@@ -178,3 +178,48 @@ test('a loaded collection is taken once; a collection can be renamed and its pac
   assert.equal(reloaded.size, db.size);
   for (const c of [db, copy, reloaded]) c.dispose();
 });
+
+// A spill in memory, as tools/cli/write.mjs fileSpill keeps one in a file;
+// `failAt`: the append that finds the disk full.
+function memorySpill({ failAt = Infinity } = {}) {
+  const parts = [];
+  let appends = 0;
+  return {
+    append(view) {
+      if (++appends >= failAt) throw new Error('ENOSPC: no space left on device');
+      parts.push(view.slice());
+    },
+    read(view, offset) {
+      const all = Buffer.concat(parts);
+      const n = Math.max(0, Math.min(view.length, all.length - offset));
+      view.set(all.subarray(offset, offset + n));
+      return n;
+    },
+  };
+}
+
+test('a collection built to be saved spills its passages: the same pack, no search', () => {
+  const { db, chunks, vectors } = vectorCollection('kept');
+  const spilled = core.collection('kept', model);
+  spilled.spillTo(memorySpill());
+  const half = Math.floor(chunks.length / 2);
+  spilled.add(chunks.slice(0, half), vectors.slice(0, half * model.dims));
+  spilled.add(chunks.slice(half), vectors.slice(half * model.dims));
+  assert.equal(spilled.size, chunks.length);
+  assert.deepEqual(core.savePack([spilled]), core.savePack([db]));
+  const q = vectors.slice(0, model.dims);
+  assert.throws(() => spilled.search('', q, { mode: 'vector' }), { code: 'invalid_argument', message: /built to be saved .*load that pack to search it/ });
+  assert.throws(() => spilled.chunks(), { message: /load that pack to read its passages/ });
+  assert.throws(() => db.spillTo(memorySpill()), { message: /only from empty/ });
+  for (const c of [db, spilled]) c.dispose();
+});
+
+test('a spill that fails is reported, and what it left is never saved', () => {
+  const chunks = core.chunk(basename(seedFiles[2]), readFileSync(seedFiles[2], 'utf8'));
+  const db = core.collection('full', null);
+  db.spillTo(memorySpill({ failAt: 2 }));
+  db.add(chunks.slice(0, 2));
+  assert.throws(() => db.add(chunks.slice(2)), { code: 'internal', message: /could not keep the passages being built: ENOSPC/ });
+  assert.throws(() => core.savePack([db]), { message: /could not all be kept/ });
+  db.dispose();
+});

@@ -153,6 +153,19 @@ test('output files are replaced whole: a write killed midway leaves the old file
   assert.deepEqual(readFileSync(target), now);
 });
 
+test('build keeps the passages in a file beside the pack while it works, and leaves none behind', async () => {
+  const { readdirSync } = await import('node:fs');
+  const spills = () => readdirSync(tmp).filter((f) => f.endsWith('.passages.tmp'));
+  assert.deepEqual(spills(), []);  // the build before these tests
+  // Read while building (after the spill file was made): a file that is not UTF-8 fails the build.
+  writeFileSync(join(tmp, 'latin1.txt'), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
+  const failed = await vesper(['build', seedFiles[0], join(tmp, 'latin1.txt'), '--db', 'x', '--lexical', '--out', join(tmp, 'failed.pack')]);
+  assert.equal(failed.code, 1);
+  assert.match(failed.stderr, /latin1\.txt.*UTF-8/);
+  assert.deepEqual(spills(), []);
+  assert.ok(!existsSync(join(tmp, 'failed.pack')));
+});
+
 test('a manifest naming a file outside its folder is refused, not read', async () => {
   const { mkdirSync, readFileSync } = await import('node:fs');
   const dir = join(tmp, 'evil-model');

@@ -11,7 +11,7 @@ import { loadTokenizer } from '../../web/engine/embedder.mjs';
 import { fileReader, generatorSpec, listModels, resolveModel, useModelSpec } from './models.mjs';
 import { GENERATED_DEFAULTS, speak } from '../../web/engine/grounded.mjs';
 import { Progress } from './progress.mjs';
-import { writeFileAtomic, writeFileAtomicStream } from './write.mjs';
+import { fileSpill, writeFileAtomic, writeFileAtomicStream } from './write.mjs';
 import { writeOnDemand } from './model-parts.mjs';
 import { NO_META_TEXT, citationLabel, metaTextOf } from '../../web/engine/kb.mjs';
 import { excerptHtml, fieldsOf, filtersFrom, groupByPage, pageOf } from '../../web/engine/results.mjs';
@@ -118,17 +118,23 @@ async function build(argv) {
     : positionals.map(fileDocument);
   if (options.site && !docs.length) throw new Error(`${options.site} has no HTML or Markdown page with text`);
   const progress = new Progress(model ? `embedding ${options.db}` : `indexing ${options.db}`, 1);
-  const db = await engine.store(options.db, docs, {
-    metaText, maxTokens: options['max-tokens'], vectors: options.vectors ?? 'auto',
-    onProgress: (p) => {
-      progress.total = p.total;
-      progress.update(p.done, model ? model.id : '');
-    },
-    onWarning: (w) => warn(`${w.chunk.source} chunk ${w.chunk.id}: ${w.message}`),
-  });
-  // Written from the core's memory: a large pack is not copied on the way out.
-  // Streamed to the file a piece at a time: a large pack is never held whole.
-  const size = writeFileAtomicStream(options.out, (write) => engine.exportPack(options.db, { write }));
+  // The passages' text waits in a file beside the pack, not in memory.
+  const spill = fileSpill(options.out);
+  let db, size;
+  try {
+    db = await engine.store(options.db, docs, {
+      metaText, maxTokens: options['max-tokens'], vectors: options.vectors ?? 'auto', spill,
+      onProgress: (p) => {
+        progress.total = p.total;
+        progress.update(p.done, model ? model.id : '');
+      },
+      onWarning: (w) => warn(`${w.chunk.source} chunk ${w.chunk.id}: ${w.message}`),
+    });
+    // Streamed to the file a piece at a time: a large pack is never held whole.
+    size = writeFileAtomicStream(options.out, (write) => engine.exportPack(options.db, { write }));
+  } finally {
+    spill.close();
+  }
   const described = model ? `, ${model.id} (${engine.backend.name})` : ', lexical only';
   const from = options.site ? `${new Set(docs.map((d) => pageOf(d.source))).size} pages of ${options.site}` : `${positionals.length} files`;
   progress.done(`${db.size} chunks from ${from}${described} -> ${options.out} (${size} bytes)`);

@@ -2,7 +2,7 @@
 // written: the bytes go to a temporary file beside it, are flushed, and
 // replace the old file in one rename. A reader sees the old file or the new
 // one, never a truncated one.
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 // The same for bytes that come in pieces: fill(write) calls write(bytes)
@@ -48,4 +48,26 @@ export function writeFileAtomic(path, data) {
     rmSync(temp, { force: true });
     throw err;
   }
+}
+
+// Where the CLI's build keeps a database's passages while it is built
+// (Collection.spillTo): a file beside the pack it will write, so that the
+// text is not held in memory (bench/limits/REPORT.md); close() removes it.
+export function fileSpill(outPath) {
+  const dir = dirname(outPath);
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `.${basename(outPath)}.${process.pid}.passages.tmp`);
+  const fd = openSync(path, 'w+');
+  return {
+    append(view) {
+      for (let at = 0; at < view.length;) at += writeSync(fd, view, at, view.length - at);
+    },
+    read(view, offset) {
+      return readSync(fd, view, 0, view.length, offset);
+    },
+    close() {
+      closeSync(fd);
+      rmSync(path, { force: true });
+    },
+  };
 }
