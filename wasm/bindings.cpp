@@ -73,7 +73,6 @@ auto Guard(F&& f) -> decltype(f()) {
 std::vector<float> g_floats;
 std::vector<int32_t> g_ints;
 Bytes g_bytes;
-Bytes g_output;
 // See LoadPackStaged; each is taken once (a moved-from Collection is empty
 // and its pack would not load again).
 std::vector<std::optional<Collection>> g_loaded;
@@ -591,22 +590,12 @@ std::vector<const Collection*> CollectionsOf(const val& collections) {
   return cs;
 }
 
-val SavePackView(val collections) {
-  return Guard([&] {
-    const std::vector<const Collection*> cs = CollectionsOf(collections);
-    Bytes().swap(g_output);  // the last pack's bytes are not kept while this one is written
-    g_output = SavePack(cs);
-    return val(emscripten::typed_memory_view(g_output.size(), g_output.data()));
-  });
-}
-
 // The pack handed to `write` (a JS function) in pieces, each a view of wasm
 // memory valid only during that call: a large pack is written out without
 // ever being held whole. Returns its size.
 double SavePackStream(val collections, val write) {
   return Guard([&] {
     const std::vector<const Collection*> cs = CollectionsOf(collections);
-    Bytes().swap(g_output);
     double total = 0;
     SavePackTo(cs, [&](const uint8_t* data, size_t size) {
       write(val(emscripten::typed_memory_view(size, data)));
@@ -615,9 +604,6 @@ double SavePackStream(val collections, val write) {
     return total;
   });
 }
-
-// Lets go of the saved bytes once JS has its copy.
-void ReleaseOutput() { Bytes().swap(g_output); }
 
 // Loads the staged pack; its collections are then taken one by one with
 // Collection.takeLoaded(), which hands ownership to JS.
@@ -1103,8 +1089,6 @@ EMSCRIPTEN_BINDINGS(vesper) {
   function("poolStaged", &PoolStaged);
   function("truncateNormalizeStaged", &TruncateNormalizeStaged);
   function("chunkDocument", &Chunk_);
-  function("savePackView", &SavePackView);
-  function("releaseOutput", &ReleaseOutput);
   function("savePackStream", &SavePackStream);
   function("loadPackStaged", &LoadPackStaged);
   function("inspectPackStaged", &InspectPackStaged);

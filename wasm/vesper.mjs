@@ -9,6 +9,10 @@
 //   db.search('query', queryVector, { k: 5, threshold: 0.35 });
 import createVesperCore from './vesper_core.mjs';
 
+// Where a pack's head holds its size in bytes (after its magic, version and
+// section count; core/collection/pack.cpp), little-endian u64.
+const PACK_SIZE_AT = 16;
+
 export async function loadCore(options = {}) {
   const module = await createVesperCore(options);
   return new Core(module);
@@ -72,13 +76,20 @@ class Core {
   // write it out, do not keep it), and their size returned, so a large pack
   // is never held whole, in wasm memory or in JS.
   savePack(collections, write = null) {
-    if (write) return this.m.savePackStream(collections.map((c) => c.raw), write);
-    const view = this.m.savePackView(collections.map((c) => c.raw));
-    try {
-      return view.slice();
-    } finally {
-      this.m.releaseOutput();
-    }
+    const raws = collections.map((c) => c.raw);
+    if (write) return this.m.savePackStream(raws, write);
+    // Copied out as it is written: the pack's head (its first piece) gives
+    // its size, so the copy is allocated once, and the core's heap, which
+    // never shrinks, never holds the pack as well (a page that saves a
+    // large database would keep that memory for as long as it is open).
+    let out = null, at = 0;
+    this.m.savePackStream(raws, (view) => {
+      if (!out) out = new Uint8Array(Number(new DataView(view.buffer, view.byteOffset).getBigUint64(PACK_SIZE_AT, true)));
+      out.set(view, at);
+      at += view.length;
+    });
+    if (!out || at !== out.length) throw new Error(`the pack's head gave ${out?.length} bytes, ${at} were written`);
+    return out;
   }
 
   inspectPack(bytes) {
