@@ -64,8 +64,12 @@ class Core {
   }
 
   // Throws an Error with code 'corrupt_data', 'unsupported' or 'model_mismatch'.
+  // bytes: the pack, or where to read it, { size, read(view) } (read fills
+  // the view with the pack's `size` bytes): a file is then read straight into
+  // wasm memory, never held in JS as well (a large pack's load peaked at
+  // twice its size; the CLI's fileSource).
   loadPack(bytes, expectedModel = null) {
-    const count = this.m.loadPackStaged(this.#stageBytes(bytes), expectedModel);
+    const count = this.m.loadPackStaged(this.#stagePack(bytes), expectedModel);
     const out = [];
     for (let i = 0; i < count; i++) out.push(new Collection(this, this.m.Collection.takeLoaded(i)));
     return out;
@@ -92,8 +96,15 @@ class Core {
     return out;
   }
 
+  // bytes: as loadPack takes them.
   inspectPack(bytes) {
-    return this.m.inspectPackStaged(this.#stageBytes(bytes));
+    return this.m.inspectPackStaged(this.#stagePack(bytes));
+  }
+
+  #stagePack(bytes) {
+    if (typeof bytes?.read !== 'function') return this.#stageBytes(bytes);
+    bytes.read(this.m.stagingBytes(bytes.size));
+    return bytes.size;
   }
 
   _stageFloats(floats) {

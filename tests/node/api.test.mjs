@@ -223,3 +223,18 @@ test('a spill that fails is reported, and what it left is never saved', () => {
   assert.throws(() => core.savePack([db]), { message: /could not all be kept/ });
   db.dispose();
 });
+
+test('a pack read straight into the core from a source loads and inspects as its bytes do', () => {
+  const { db, vectors } = vectorCollection('sourced');
+  const bytes = core.savePack([db]);
+  let reads = 0;
+  const source = { size: bytes.length, read: (view) => { reads++; view.set(bytes); } };
+  assert.deepEqual(core.inspectPack(source), core.inspectPack(bytes));
+  const [a] = core.loadPack(source, model);
+  assert.equal(reads, 2);
+  const q = vectors.slice(0, model.dims);
+  assert.deepEqual(a.search('', q, { mode: 'vector' }), db.search('', q, { mode: 'vector' }));
+  const damaged = { size: bytes.length, read: (view) => { view.set(bytes); view[view.length - 10] ^= 0x40; } };
+  assert.throws(() => core.loadPack(damaged), { code: 'corrupt_data', message: /checksum mismatch/ });
+  for (const c of [a, db]) c.dispose();
+});

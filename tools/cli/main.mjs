@@ -1,7 +1,7 @@
 // Command dispatch for tools/vesper. Each command prints human-readable text,
 // or with --json a stable JSON document (see README, "CLI").
 import { printable, printableLine } from './terminal.mjs';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs, UsageError } from './args.mjs';
@@ -75,6 +75,34 @@ function fileDocument(path) {
   }
   if (!info.isFile()) readText(path);  // a folder fails now as reading it does
   return { source: basename(path), size: info.size, get text() { return readText(path); } };
+}
+
+// A pack on disk as the core reads it (core.loadPack, inspectPack): read
+// straight into the core's memory, each time it is staged, never held in JS.
+function fileSource(path) {
+  let info;
+  try {
+    info = statSync(path);
+  } catch (err) {
+    err.path ??= String(path);
+    throw err;
+  }
+  if (!info.isFile()) readFileSync(path);  // a folder fails now as reading it does
+  return {
+    size: info.size,
+    read(view) {
+      const fd = openSync(path, 'r');
+      try {
+        for (let at = 0; at < view.length;) {
+          const n = readSync(fd, view, at, view.length - at, at);
+          if (n === 0) throw new Error(`${path} became shorter while it was read`);
+          at += n;
+        }
+      } finally {
+        closeSync(fd);
+      }
+    },
+  };
 }
 
 function readText(path) {
@@ -185,7 +213,7 @@ async function openSplitFolder(engine, dir, options) {
 async function openPack(path, options) {
   const engine = await openEngine();
   if (isSplit(path)) return openSplitFolder(engine, path, options);
-  const bytes = readFileSync(path);
+  const bytes = fileSource(path);
   const described = pickCollection(engine.core.inspectPack(bytes).collections, options.db, path);
   if (described.model) {
     await useModelSpec(engine, options.model ?? described.model.id);
@@ -263,7 +291,7 @@ async function exportCommand(argv) {
   if (!EXPORTS.includes(options.to)) throw new UsageError(`export needs --to ${EXPORTS.join('|')}`);
   const [path] = positionals;
   const engine = await openEngine();
-  const bytes = readFileSync(path);
+  const bytes = fileSource(path);
   const { name } = pickCollection(engine.core.inspectPack(bytes).collections, options.db, path);
   // No model is needed to read vectors back: the pack is taken whatever model made it.
   engine.loadPack(bytes, { anyModel: true });
@@ -385,7 +413,7 @@ async function inspect(argv) {
       `    matches  ${info.matches.count} fragments, ${info.matches.bytes} bytes\n`);
     return 0;
   }
-  const info = core.inspectPack(readFileSync(positionals[0]));
+  const info = core.inspectPack(fileSource(positionals[0]));
   if (options.json) {
     process.stdout.write(JSON.stringify(info) + '\n');
     return 0;
