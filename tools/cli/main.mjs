@@ -66,6 +66,13 @@ function warn(message) {
 // up front (a large knowledge base is never held whole); a file that is
 // missing or not a file fails now, before anything is embedded.
 function fileDocument(path) {
+  const info = statFile(path, readText);
+  return { source: basename(path), size: info.size, get text() { return readText(path); } };
+}
+
+// A file's stat, failing now (with its path, as reading it would: `read`)
+// when it is missing or not a file.
+function statFile(path, read) {
   let info;
   try {
     info = statSync(path);
@@ -73,21 +80,14 @@ function fileDocument(path) {
     err.path ??= String(path);
     throw err;
   }
-  if (!info.isFile()) readText(path);  // a folder fails now as reading it does
-  return { source: basename(path), size: info.size, get text() { return readText(path); } };
+  if (!info.isFile()) read(path);  // a folder fails now as reading it does
+  return info;
 }
 
 // A pack on disk as the core reads it (core.loadPack, inspectPack): read
 // straight into the core's memory, each time it is staged, never held in JS.
 function fileSource(path) {
-  let info;
-  try {
-    info = statSync(path);
-  } catch (err) {
-    err.path ??= String(path);
-    throw err;
-  }
-  if (!info.isFile()) readFileSync(path);  // a folder fails now as reading it does
+  const info = statFile(path, readFileSync);
   return {
     size: info.size,
     read(view) {
