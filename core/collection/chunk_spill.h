@@ -7,7 +7,7 @@
 // chunks section stores it, and keeps in memory only what indexing and
 // saving need (its id, language, flags and fields): memory then follows the
 // indexes and a batch, not the corpus. The CLI's build spills to a file
-// beside the pack it writes (tools/cli/spill.mjs).
+// beside the pack it writes (fileSpill, tools/cli/write.mjs).
 #pragma once
 #include <cstddef>
 #include <cstdint>
