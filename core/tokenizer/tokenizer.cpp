@@ -58,7 +58,7 @@ Encoding Tokenizer::Encode(std::string_view text, const EncodeOptions& options) 
   sentencepiece::ImmutableSentencePieceText spt;
   std::vector<int> plain;
   if (options.ids_only) {
-    Check(sp_->Encode(absl::string_view(text.data(), text.size()), &plain), ErrorCode::kInternal, "tokenizing failed");
+    PlainIds(text, plain);
   } else {
     Check(sp_->Encode(absl::string_view(text.data(), text.size()), spt.mutable_proto()), ErrorCode::kInternal,
           "tokenizing failed");
@@ -106,8 +106,28 @@ Encoding Tokenizer::Encode(std::string_view text, const EncodeOptions& options) 
 void Tokenizer::EncodeIds(std::string_view text, std::vector<int32_t>& ids) const {
   utf8::Require(text, "text to tokenize");
   std::vector<int> out;
-  Check(sp_->Encode(absl::string_view(text.data(), text.size()), &out), ErrorCode::kInternal, "tokenizing failed");
+  PlainIds(text, out);
   ids.assign(out.begin(), out.end());
+}
+
+void Tokenizer::PlainIds(std::string_view text, std::vector<int>& out) const {
+  const bool memo = text.size() <= kMemoTextBytes;
+  std::string key;
+  if (memo) {
+    key.assign(text);
+    if (auto it = memo_.find(key); it != memo_.end()) {
+      out = it->second;
+      return;
+    }
+  }
+  out.clear();
+  Check(sp_->Encode(absl::string_view(text.data(), text.size()), &out), ErrorCode::kInternal, "tokenizing failed");
+  if (!memo) return;
+  if (memo_order_.size() >= kMemoTexts) {
+    memo_.erase(memo_.find(*memo_order_.front()));
+    memo_order_.pop_front();
+  }
+  memo_order_.push_back(&memo_.emplace(std::move(key), out).first->first);
 }
 
 std::string Tokenizer::Decode(const std::vector<int32_t>& ids) const {

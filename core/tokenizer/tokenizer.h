@@ -2,9 +2,11 @@
 // embedding model that uses it (which ids wrap a sequence, which pads it).
 #pragma once
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace sentencepiece { class SentencePieceProcessor; }
@@ -66,6 +68,16 @@ class Tokenizer {
 
  private:
   Tokenizer() = default;
+  // A text's pieces' ids, no special tokens. The last kMemoTexts texts (of at
+  // most kMemoTextBytes each) are remembered: a build encodes each passage for
+  // its vector, then again, the same text, for piece matching's lists
+  // (Collection::PiecesOf), a batch later. Not thread-safe, as nothing in the
+  // core is.
+  void PlainIds(std::string_view text, std::vector<int>& out) const;
+  static constexpr size_t kMemoTexts = 256;  // a batch of 64 passages, their translations and titles
+  static constexpr size_t kMemoTextBytes = 2048;
+  mutable std::unordered_map<std::string, std::vector<int>> memo_;
+  mutable std::deque<const std::string*> memo_order_;  // memo_'s keys, oldest first
   std::unique_ptr<sentencepiece::SentencePieceProcessor> sp_;
   SpecialTokenPolicy policy_;
   int bos_id_ = -1, eos_id_ = -1, pad_id_ = 0;

@@ -41,6 +41,33 @@ TEST_CASE("tokenizer round trips en/pt/zh/emoji with unigram and BPE", "[tokeniz
   }
 }
 
+TEST_CASE("ids remembered for texts encoded again are the ids a fresh tokenizer gives", "[tokenizer]") {
+  // Tokenizer::PlainIds keeps the last texts' ids: a text met again, after
+  // others have pushed it out, and texts that differ by a byte must still
+  // get exactly what encoding them afresh gives.
+  auto tok = test::TestTokenizer("unigram");
+  std::vector<std::string> texts;
+  for (auto [s, expected] : kSamples) texts.push_back(s);
+  for (int i = 0; i < 600; ++i) texts.push_back("passage " + std::to_string(i % 300) + ": " + kSamples[i % 6].first);
+  texts.push_back(std::string(3000, 'a') + " past the remembered length");
+  texts.push_back(texts.back());
+  for (auto [s, expected] : kSamples) texts.push_back(std::string(s) + " ");
+  // Encoding with pieces and offsets never reads the remembered ids.
+  EncodeOptions full;
+  full.add_special = false;
+  EncodeOptions ids_only = full;
+  ids_only.ids_only = true;
+  std::vector<int32_t> ids;
+  for (const std::string& t : texts) {
+    INFO(t.substr(0, 40));
+    const std::vector<int32_t> expected = tok->Encode(t, full).ids;
+    tok->EncodeIds(t, ids);
+    CHECK(ids == expected);
+    CHECK(tok->Encode(t, ids_only).ids == expected);
+    CHECK(tok->CountTokens(t) == expected.size());
+  }
+}
+
 TEST_CASE("byte offsets point at the surface text", "[tokenizer]") {
   auto tok = test::TestTokenizer("unigram");
   std::string s = "Karpathy 在 Tesla 负责 Autopilot";
