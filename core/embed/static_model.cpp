@@ -6,10 +6,6 @@
 #include <cmath>
 #include <cstring>
 
-#if defined(__wasm_simd128__)
-#include <wasm_simd128.h>
-#endif
-
 #include "core/index/dot.h"
 #include "core/index/quantize.h"
 #include "core/util/bytes.h"
@@ -229,30 +225,6 @@ float StaticModel::RowDot(const float* q, size_t id) const {
 
 namespace {
 
-// out += scale * codes, element by element. The WASM build's compiler leaves
-// the int8 -> float conversion scalar (lane by lane), so SIMD128 does it by
-// hand, 16 codes at a time: the same products and sums in the same order as
-// the scalar loop, so the same vectors to the bit. (Building a 5 MB line:
-// embedding's own time 1.27 -> 1.00 s; the rest is fetching scattered rows.)
-void AddScaledRow(float* __restrict out, const int8_t* __restrict codes, float scale, size_t n) {
-  size_t d = 0;
-#if defined(__wasm_simd128__)
-  const v128_t s = wasm_f32x4_splat(scale);
-  const auto add = [&](size_t at, v128_t quarter) {
-    wasm_v128_store(out + at, wasm_f32x4_add(wasm_v128_load(out + at), wasm_f32x4_mul(s, wasm_f32x4_convert_i32x4(quarter))));
-  };
-  for (; d + 16 <= n; d += 16) {
-    const v128_t c = wasm_v128_load(codes + d);
-    const v128_t lo = wasm_i16x8_extend_low_i8x16(c), hi = wasm_i16x8_extend_high_i8x16(c);
-    add(d, wasm_i32x4_extend_low_i16x8(lo));
-    add(d + 4, wasm_i32x4_extend_high_i16x8(lo));
-    add(d + 8, wasm_i32x4_extend_low_i16x8(hi));
-    add(d + 12, wasm_i32x4_extend_high_i16x8(hi));
-  }
-#endif
-  for (; d < n; ++d) out[d] += scale * codes[d];
-}
-
 void AddRow(float* __restrict out, const float* __restrict row, size_t n) {
   for (size_t d = 0; d < n; ++d) out[d] += row[d];
 }
@@ -271,7 +243,7 @@ void StaticModel::Embed(const int32_t* ids, size_t n, float* out) const {
   for (size_t i = 0; i < n; ++i) {
     const size_t id = static_cast<size_t>(ids[i]);
     if (codes_.empty()) AddRow(out, table_.data() + id * dims_, dims_);
-    else AddScaledRow(out, codes_.data() + id * dims_, scales_[id], dims_);
+    else AddScaledInt8(out, codes_.data() + id * dims_, dims_, scales_[id]);
   }
   if (Normalize(out, dims_) <= 0.f) throw Error(ErrorCode::kInvalidArgument, "the text has no token the model knows");
 }

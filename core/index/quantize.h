@@ -11,6 +11,9 @@ namespace vesper {
 float QuantizeInt8(const float* v, size_t n, int8_t* codes);
 // scale * dot(q, codes)
 float DotInt8(const float* q, const int8_t* codes, size_t n, float scale);
+// out += scale * codes (a static model's row added to a text's sum): the same
+// floats on every build target.
+void AddScaledInt8(float* out, const int8_t* codes, size_t n, float scale);
 // The scan's fast path: the query quantised once to int16 (returns its scale,
 // value = scale * q16), then integer dot products against int8 codes. Exact
 // to about 1e-4 of the float path; callers rescore their final hits with DotInt8.

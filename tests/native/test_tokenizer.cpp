@@ -41,7 +41,7 @@ TEST_CASE("tokenizer round trips en/pt/zh/emoji with unigram and BPE", "[tokeniz
   }
 }
 
-TEST_CASE("ids remembered for texts encoded again are the ids a fresh tokenizer gives", "[tokenizer]") {
+TEST_CASE("ids remembered for texts encoded again are the ids encoding afresh gives", "[tokenizer]") {
   // Tokenizer::PlainIds keeps the last texts' ids: a text met again, after
   // others have pushed it out, and texts that differ by a byte must still
   // get exactly what encoding them afresh gives.
