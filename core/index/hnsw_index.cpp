@@ -2,6 +2,12 @@
 // non-inline functions natively, so a second includer breaks the link.
 #include "core/index/hnsw_index.h"
 
+// hnswlib's x86 code path prefetches the next neighbour by reading one link
+// past the end of each list (nmslib/hnswlib#107, #578): a heap over-read in an
+// upper level's list, which AddressSanitizer reports on a full list (a crafted
+// pack found it). Turning its manual vectorisation off removes that read; the
+// distance is our own SIMD kernel on every platform, so nothing else changes.
+#define NO_MANUAL_VECTORIZATION
 #include <hnswlib/hnswlib.h>
 
 #include <algorithm>
@@ -16,7 +22,6 @@
 namespace vesper {
 namespace {
 
-#if defined(__EMSCRIPTEN__)
 float SimdInnerProductDistance(const void* a, const void* b, const void* dims) {
   return 1.f - DotKernel(static_cast<const float*>(a), static_cast<const float*>(b), *static_cast<const size_t*>(dims));
 }
@@ -32,9 +37,6 @@ class SimdInnerProductSpace : public hnswlib::SpaceInterface<float> {
   size_t dims_;
 };
 using OwnSpace = SimdInnerProductSpace;
-#else
-using OwnSpace = hnswlib::InnerProductSpace;
-#endif
 
 // The links in a list, at any level (hnswlib keeps the count in the low half
 // of its first word; at level 0 the byte above marks a deleted node).
