@@ -98,6 +98,29 @@ val StagingFloats(double n) { return Staging(g_floats, n); }
 val StagingInts(double n) { return Staging(g_ints, n); }
 val StagingBytes(double n) { return Staging(g_bytes, n); }
 
+// Staged bytes are let go once read when they are large (a model's table, a
+// lexicon, a tokenizer, a pack to inspect): a buffer held at its largest for
+// the life of the page or the CLI is heap no later allocation can use (the
+// default model's 8 MB table, through a whole build). Small ones (row sets,
+// shards, fragments) keep it, to be reused. Declared first in a consumer, so
+// that it runs after the bytes were read, on success or error.
+constexpr size_t kKeptStagingBytes = size_t{1} << 20;
+struct StagingRelease {
+  StagingRelease() = default;
+  StagingRelease(const StagingRelease&) = delete;
+  StagingRelease& operator=(const StagingRelease&) = delete;
+  ~StagingRelease() {
+    if (g_bytes.capacity() > kKeptStagingBytes) Bytes().swap(g_bytes);
+  }
+};
+
+// The first n staged bytes (stagingBytes), or kInvalidArgument naming what
+// was to be staged when fewer are there.
+std::string_view StagedBytes(size_t n, const char* what) {
+  if (n > g_bytes.size()) throw Error(ErrorCode::kInvalidArgument, std::string("staged ") + what + " missing");
+  return {reinterpret_cast<const char*>(g_bytes.data()), n};
+}
+
 template <typename T>
 val ArrayOf(const std::vector<T>& v) {
   val out = val::array();
@@ -287,6 +310,7 @@ class JsTokenizer {
       p.bos_id = static_cast<int>(Num(policy, "bosId", -1));
       p.eos_id = static_cast<int>(Num(policy, "eosId", -1));
       p.pad_id = static_cast<int>(Num(policy, "padId", -1));
+      const StagingRelease release;
       std::string_view bytes(reinterpret_cast<const char*>(g_bytes.data()), std::min(n, g_bytes.size()));
       return new JsTokenizer(Tokenizer::FromBytes(bytes, p));
     });
@@ -626,6 +650,7 @@ size_t LoadPackStaged(size_t n, val expected) {
 
 val InspectPackStaged(size_t n) {
   return Guard([&] {
+    const StagingRelease release;
     if (n > g_bytes.size()) throw Error(ErrorCode::kInvalidArgument, "staged pack missing");
     PackInfo info = InspectPack(g_bytes.data(), n);
     val o = val::object();
@@ -684,18 +709,13 @@ val TruncateNormalizeStaged(size_t rows, size_t in_dims, size_t out_dims) {
   });
 }
 
-// The first n staged bytes (stagingBytes), or kInvalidArgument naming what
-// was to be staged when fewer are there.
-std::string_view StagedBytes(size_t n, const char* what) {
-  if (n > g_bytes.size()) throw Error(ErrorCode::kInvalidArgument, std::string("staged ") + what + " missing");
-  return {reinterpret_cast<const char*>(g_bytes.data()), n};
-}
 
 class JsStaticModel {
  public:
   static JsStaticModel* FromStaged(size_t n) {
     return Guard([&] {
       // Built before the wrapper, so a model that fails to load leaks nothing.
+      const StagingRelease release;
       auto model = StaticModel::FromBytes(StagedBytes(n, "model"));
       auto* m = new JsStaticModel();
       m->m_ = std::move(model);
@@ -723,11 +743,17 @@ class JsStaticModel {
   }
   // A row set in stagingBytes(n).
   void AddRowsStaged(size_t n) {
-    Guard([&] { m_->AddRows(StagedBytes(n, "row set")); });
+    Guard([&] {
+      const StagingRelease release;
+      m_->AddRows(StagedBytes(n, "row set"));
+    });
   }
   // The whole table in stagingBytes(n).
   void AddTableStaged(size_t n) {
-    Guard([&] { m_->AddTable(StagedBytes(n, "model")); });
+    Guard([&] {
+      const StagingRelease release;
+      m_->AddTable(StagedBytes(n, "model"));
+    });
   }
   void AddRowBytes(const std::vector<uint8_t>& bytes) {
     m_->AddRows(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
@@ -781,6 +807,7 @@ class JsLexicon {
   static JsLexicon* FromStaged(size_t n) {
     return Guard([&] {
       // Built before the wrapper, so a table that fails to load leaks nothing.
+      const StagingRelease release;
       auto lexicon = Lexicon::FromTsv(StagedBytes(n, "lexicon"));
       auto* l = new JsLexicon();
       l->l_ = std::move(lexicon);
@@ -802,6 +829,7 @@ class JsLexicon {
   static val SplitStaged(size_t n, double count) {
     return Guard([&] {
       if (!(count >= 1 && count <= kMaxLexiconShards)) throw Error(ErrorCode::kInvalidArgument, "a lexicon is cut into 1 to 4096 shards per language");
+      const StagingRelease release;
       Lexicon::Shards shards = Lexicon::Split(StagedBytes(n, "lexicon"), static_cast<size_t>(count));
       val out = val::object();
       out.set("languages", ArrayOf(shards.languages));
@@ -820,10 +848,16 @@ class JsLexicon {
   }
   // A shard's TSV in stagingBytes(n).
   void AddShardStaged(const std::string& name, size_t n) {
-    Guard([&] { l_->AddShard(name, StagedBytes(n, "lexicon shard")); });
+    Guard([&] {
+      const StagingRelease release;
+      l_->AddShard(name, StagedBytes(n, "lexicon shard"));
+    });
   }
   void AddTableStaged(size_t n) {
-    Guard([&] { l_->AddTable(StagedBytes(n, "lexicon")); });
+    Guard([&] {
+      const StagingRelease release;
+      l_->AddTable(StagedBytes(n, "lexicon"));
+    });
   }
   size_t Entries() const { return l_->entries(); }
   // The query's translation groups (for tests and the demo's diagnostics).
@@ -894,6 +928,7 @@ class JsSplitIndex {
   explicit JsSplitIndex(SplitIndex s) : s_(std::move(s)) {}
   static JsSplitIndex* FromStaged(size_t n) {
     return Guard([&] {
+      const StagingRelease release;
       std::string_view bytes = StagedBytes(n, "split index entry");
       return new JsSplitIndex(SplitIndex::Load(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()));
     });
@@ -903,18 +938,21 @@ class JsSplitIndex {
   }
   void AddTermsStaged(size_t fragment, size_t n) {
     Guard([&] {
+      const StagingRelease release;
       std::string_view bytes = StagedBytes(n, "term fragment");
       s_.AddTerms(static_cast<uint32_t>(fragment), reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
     });
   }
   void AddPagesStaged(size_t fragment, size_t n, JsCollection& into) {
     Guard([&] {
+      const StagingRelease release;
       std::string_view bytes = StagedBytes(n, "page fragment");
       s_.AddPages(static_cast<uint32_t>(fragment), reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), into.collection());
     });
   }
   void AddMatchesStaged(size_t fragment, size_t n) {
     Guard([&] {
+      const StagingRelease release;
       std::string_view bytes = StagedBytes(n, "match fragment");
       s_.AddMatches(static_cast<uint32_t>(fragment), reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
     });
