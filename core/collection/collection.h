@@ -10,6 +10,7 @@
 
 #include "core/chunker/chunker.h"
 #include "core/collection/chunk_spill.h"
+#include "core/collection/id_index.h"
 #include "core/collection/model_info.h"
 #include "core/collection/piece_lists.h"
 #include "core/index/hnsw_index.h"
@@ -325,7 +326,11 @@ class Collection {
   bool spill_failed_ = false;
   std::vector<uint8_t> alive_;
   size_t live_ = 0;
-  std::unordered_map<std::string, uint32_t> by_id_;
+  IdIndex by_id_;  // live passages by chunk id
+  // What by_id_ reads a label's id through.
+  auto IdOfLabel() const {
+    return [this](uint32_t label) -> std::string_view { return chunks_[label].id; };
+  }
   std::vector<uint32_t> page_of_;                       // label -> page (its source), for page evidence
   std::unordered_map<std::string, uint32_t> page_ids_;  // source -> page
   mutable std::vector<float> page_scores_;              // per-query scratch

@@ -62,7 +62,7 @@ std::vector<Collection::ChunkPieces> Collection::PiecesOfBatch(const std::vector
   std::unordered_set<std::string_view> batch;
   for (size_t i = 0; i < chunks.size(); ++i) {
     const Chunk& c = chunks[i];
-    if (by_id_.count(c.id) || !batch.insert(c.id).second) continue;
+    if (by_id_.Find(c.id, IdOfLabel()) || !batch.insert(c.id).second) continue;
     out[i] = PiecesOf(c, *matcher_, *tokenizer_);
   }
   return out;

@@ -1,8 +1,10 @@
 #include <catch2/catch.hpp>
 
 #include <set>
+#include <unordered_map>
 
 #include "core/collection/collection.h"
+#include "core/collection/id_index.h"
 #include "core/collection/pack.h"
 #include "core/util/error.h"
 #include "fake_embedder.h"
@@ -365,4 +367,43 @@ TEST_CASE("HNSW is built where an exact scan would read 8 MiB of vectors, never 
   CollectionOptions fixed;
   fixed.hnsw_min_size = 50;
   CHECK(Collection("fixed", test::FakeModel(256), fixed).options().hnsw_min_size == 50);
+}
+
+TEST_CASE("the id index finds, adds and removes as a hash map of the same ids does", "[collection]") {
+  // Ids of 1 to 3 characters over 4 letters: many share a run, so removal
+  // shifts entries back across runs and around the table's end.
+  std::vector<std::string> ids;
+  for (const char* letters = "abcd"; *letters; ++letters) {
+    ids.push_back(std::string(1, *letters));
+    for (const char* b = "abcd"; *b; ++b) {
+      ids.push_back(std::string{*letters, *b});
+      for (const char* c = "abcd"; *c; ++c) ids.push_back(std::string{*letters, *b, *c});
+    }
+  }
+  const auto id_of = [&](uint32_t label) -> std::string_view { return ids[label]; };
+  IdIndex index;
+  std::unordered_map<std::string, uint32_t> expected;
+  uint32_t state = 7;
+  const auto next = [&] { return state = state * 1103515245u + 12345u; };
+  for (int step = 0; step < 20000; ++step) {
+    const auto label = static_cast<uint32_t>((next() >> 8) % ids.size());
+    const std::string& id = ids[label];
+    const bool held = expected.count(id) > 0;
+    REQUIRE(index.Find(id, id_of).has_value() == held);
+    if (held) REQUIRE(*index.Find(id, id_of) == label);
+    if ((next() >> 8) % 3 == 0) {
+      REQUIRE(index.Erase(id, id_of) == held);
+      expected.erase(id);
+    } else if (!held) {
+      index.Insert(id, label, id_of);
+      expected.emplace(id, label);
+    }
+    REQUIRE(index.size() == expected.size());
+  }
+  for (uint32_t label = 0; label < ids.size(); ++label) {
+    const bool held = expected.count(ids[label]) > 0;
+    CHECK(index.Find(ids[label], id_of) == (held ? std::optional<uint32_t>(label) : std::nullopt));
+  }
+  CHECK_FALSE(index.Find("zz", id_of));
+  CHECK_FALSE(index.Erase("zz", id_of));
 }
