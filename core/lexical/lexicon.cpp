@@ -168,6 +168,9 @@ void Lexicon::LoadDirection(const std::string& direction) const {
   const std::vector<std::pair<size_t, size_t>> lines = std::move(it->second);
   pending_.erase(it);
   for (auto [offset, size] : lines) AddLine(std::string_view(table_).substr(offset, size));
+  // Every direction in the maps (a build's translation mix asks for all):
+  // the text they came from is not read again.
+  if (pending_.empty()) std::string().swap(table_);
 }
 
 size_t Lexicon::entries() const {
@@ -196,41 +199,40 @@ void Lexicon::AddLine(std::string_view line) const {
     stop_.insert(from + '\t' + key);
     return;
   }
-  std::vector<std::string>& list = map_[from + '\t' + std::string(f[2]) + '\t' + key];
+  std::string& list = map_[from + '\t' + std::string(f[2])][key];
+  size_t count = list.empty() ? 0 : 1 + static_cast<size_t>(std::count(list.begin(), list.end(), '|'));
   for (std::string_view t : SplitOn(f[3], '|')) {
-    if (list.size() < kMaxTranslations) list.emplace_back(t);
+    if (count == kMaxTranslations) break;
+    if (count++) list += '|';
+    list += t;
   }
 }
 
-// "a\tb\tkey" (or "a\tkey" without b) in a buffer kept between calls: a
-// translation looks up several keys a word, and building each as a new
-// string was most of its time (a passage's translation for the
-// translation mix: web/engine/translation-mix.mjs).
-const std::string& Lexicon::Probe(const std::string& a, const std::string* b, const std::string& key) const {
-  probe_.assign(a);
+// "from\tkey" in a buffer kept between calls: a translation looks up
+// several keys a word, and building each as a new string was most of its
+// time (a passage's translation for the translation mix:
+// web/engine/translation-mix.mjs). Find's direction_ likewise.
+const std::string& Lexicon::StopKey(const std::string& from, const std::string& key) const {
+  probe_.assign(from);
   probe_ += '\t';
-  if (b) {
-    probe_ += *b;
-    probe_ += '\t';
-  }
   probe_ += key;
   return probe_;
 }
 
-const std::vector<std::string>* Lexicon::Find(const std::string& from, const std::string& to, const std::string& key) const {
+const std::string* Lexicon::Find(const std::string& from, const std::string& to, const std::string& key) const {
   if (!Loaded(from, key)) return nullptr;
-  if (!pending_.empty()) {
-    direction_.assign(from);
-    direction_ += '\t';
-    direction_ += to;
-    LoadDirection(direction_);
-  }
-  auto it = map_.find(Probe(from, &to, key));
-  return it == map_.end() ? nullptr : &it->second;
+  direction_.assign(from);
+  direction_ += '\t';
+  direction_ += to;
+  if (!pending_.empty()) LoadDirection(direction_);
+  auto d = map_.find(direction_);
+  if (d == map_.end()) return nullptr;
+  auto it = d->second.find(key);
+  return it == d->second.end() ? nullptr : &it->second;
 }
 
 bool Lexicon::IsStop(const std::string& from, const std::string& key) const {
-  return Loaded(from, key) && stop_.count(Probe(from, nullptr, key)) > 0;
+  return Loaded(from, key) && stop_.count(StopKey(from, key)) > 0;
 }
 
 std::vector<TermGroup> Lexicon::Translate(std::string_view query, const std::string& from, const std::string& to) const {
@@ -295,9 +297,10 @@ void Lexicon::AskForShards(std::string_view query, const std::string& from) cons
 bool Lexicon::Take(const std::string& from, const std::string& to, const std::string& key, std::vector<TermGroup>& out,
                    size_t& translated) const {
   if (IsStop(from, key)) return true;
-  const auto* t = Find(from, to, key);
+  const std::string* t = Find(from, to, key);
   if (!t) return false;
-  out.push_back(*t);
+  TermGroup& group = out.emplace_back();
+  for (std::string_view one : SplitOn(*t, '|')) group.emplace_back(one);
   ++translated;
   return true;
 }
