@@ -448,6 +448,7 @@ class JsCollection {
   void Remove(const std::string& id) { Guard([&] { c_.Remove(id); }); }
 
   void SpillTo(val spill) { Guard([&] { c_.SpillTo(std::make_shared<JsSpill>(std::move(spill))); }); }
+  void SpillPiecesTo(val spill) { Guard([&] { c_.SpillPiecesTo(std::make_shared<JsSpill>(std::move(spill))); }); }
 
   val ResultToJs(const SearchResult& r) const {
     val o = ChunkToJs(c_.chunk(r.label));
@@ -1196,6 +1197,7 @@ EMSCRIPTEN_BINDINGS(vesper) {
       .function("addStaged", &JsCollection::AddStaged)
       .function("remove", &JsCollection::Remove)
       .function("spillTo", &JsCollection::SpillTo)
+      .function("spillPiecesTo", &JsCollection::SpillPiecesTo)
       .function("searchStaged", &JsCollection::SearchStaged)
       .function("queryStaged", &JsCollection::QueryStaged)
       .function("setAnswerability", &JsCollection::SetAnswerability)

@@ -383,12 +383,14 @@ class Collection {
   // kept in order; read fills the view from that offset and returns how
   // many, 0 at the end) and its text leaves memory. The collection can
   // then be saved, not searched. Only while empty.
+  // With `spill.pieces` (another such spill), piece matching's lists go
+  // there too rather than stay in memory until the save.
   spillTo(spill) {
     const message = (err) => String(err?.message ?? err) || 'failed';
-    this.raw.spillTo({
+    const wrap = (to) => ({
       append: (view) => {
         try {
-          spill.append(view);
+          to.append(view);
           return null;
         } catch (err) {
           return message(err);
@@ -396,12 +398,14 @@ class Collection {
       },
       read: (view, offset) => {
         try {
-          return spill.read(view, offset);
+          return to.read(view, offset);
         } catch (err) {
           return message(err);
         }
       },
     });
+    this.raw.spillTo(wrap(spill));
+    if (spill.pieces) this.raw.spillPiecesTo(wrap(spill.pieces));
   }
   // options: { k = 10, threshold = 0.35, mode = 'hybrid' | 'vector' | 'lexical', exact }
   search(text, vector = null, options = {}) {

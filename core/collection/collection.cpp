@@ -132,6 +132,7 @@ size_t Collection::Add(std::vector<Chunk> chunks, const float* vectors, size_t v
     if (matcher_) StorePieces(label, pieces[i]);
   }
   if (added) centroid_stale_ = languages_stale_ = true;
+  if (pieces_spill_ && added) SpillPiecesBatch();
   if (spill_ && added) SpillFrom(static_cast<uint32_t>(chunks_.size() - added));
   if (has_vectors() && options_.int8_from && options_.vectors == VectorFormat::kFloat32 && live_ >= options_.int8_from) {
     store_.ToInt8();
@@ -821,6 +822,27 @@ void Collection::SpillTo(std::shared_ptr<ChunkSpill> spill) {
   if (!spill) throw Error(ErrorCode::kInvalidArgument, "a spill is needed");
   if (!chunks_.empty()) throw Error(ErrorCode::kInvalidArgument, "collection '" + name_ + "' spills its passages only from empty");
   spill_ = std::move(spill);
+}
+
+void Collection::SpillPiecesTo(std::shared_ptr<ChunkSpill> pieces) {
+  if (!pieces) throw Error(ErrorCode::kInvalidArgument, "a spill is needed");
+  if (!spill_) throw Error(ErrorCode::kInvalidArgument, "collection '" + name_ + "' spills its piece lists only with its passages (SpillTo first)");
+  if (!chunks_.empty()) throw Error(ErrorCode::kInvalidArgument, "collection '" + name_ + "' spills its piece lists only from empty");
+  pieces_spill_ = std::move(pieces);
+  if (matcher_) held_pieces_.assign(matcher_->vocab(), 0);
+}
+
+// The batch's piece lists (StorePieces wrote them in order), appended at once.
+void Collection::SpillPiecesBatch() {
+  try {
+    pieces_spill_->Append(pieces_batch_.data(), pieces_batch_.size());
+  } catch (...) {
+    spill_failed_ = true;
+    pieces_batch_.clear();
+    throw;
+  }
+  pieces_spilled_bytes_ += pieces_batch_.size();
+  pieces_batch_.clear();
 }
 
 // What search, removal and re-tokenising read of a passage (its text, its

@@ -168,6 +168,10 @@ class Collection {
   // searched, and its passages not removed. Only while it is empty.
   void SpillTo(std::shared_ptr<ChunkSpill> spill);
   bool spilled() const { return spill_ != nullptr; }
+  // With SpillTo, piece matching's lists go to `pieces` too, in the pack's
+  // form, rather than stay in memory until the save (a 121,000-passage
+  // build: 12 MB). Only while empty, after SpillTo.
+  void SpillPiecesTo(std::shared_ptr<ChunkSpill> pieces);
   // Refuses what a spilled collection cannot do (`what`: "search it", ...).
   void RequireHeld(const char* what) const;
 
@@ -324,6 +328,15 @@ class Collection {
   std::shared_ptr<ChunkSpill> spill_;
   uint64_t spilled_bytes_ = 0;
   bool spill_failed_ = false;
+  // With SpillPiecesTo: where the piece lists went, how many bytes and
+  // slots; the batch being added; the pieces some slot's lists hold.
+  std::shared_ptr<ChunkSpill> pieces_spill_;
+  uint64_t pieces_spilled_bytes_ = 0;
+  size_t pieces_spilled_slots_ = 0;
+  Bytes pieces_batch_;
+  std::vector<uint8_t> held_pieces_;
+  void SpillPiecesBatch();
+  void SavePiecesSpilled(ByteWriter& w) const;
   std::vector<uint8_t> alive_;
   size_t live_ = 0;
   IdIndex by_id_;  // live passages by chunk id
@@ -363,6 +376,7 @@ class Collection {
   std::unique_ptr<StoredPieces> stored_pieces_;  // from a pack, until EnablePieceMatch
   std::vector<uint8_t> stored_rows_;  // a pack's rows section, until taken
   void AddKnownPieces(uint32_t label);
+  void AddKnown(int32_t id);
   std::vector<int32_t> vocabulary_;                 // the same, as a list
   std::shared_ptr<const Lexicon> lexicon_;
   std::shared_ptr<const CorpusView> corpus_;

@@ -8,10 +8,14 @@ namespace vesper {
 
 PieceLists::PieceLists() : bytes_(1, 0) {}
 
-void PieceLists::Append(const std::vector<int32_t>& ids) {
-  ByteWriter w(bytes_);
+void PieceLists::Encode(ByteWriter& w, const std::vector<int32_t>& ids) {
   w.varint(static_cast<uint32_t>(ids.size()));
   for (size_t i = 0; i < ids.size(); ++i) w.varint(static_cast<uint32_t>(ids[i]) - (i ? static_cast<uint32_t>(ids[i - 1]) + 1 : 0));
+}
+
+void PieceLists::Append(const std::vector<int32_t>& ids) {
+  ByteWriter w(bytes_);
+  Encode(w, ids);
 }
 
 void PieceLists::Set(uint32_t slot, const std::vector<int32_t>& text, const std::vector<int32_t>& title) {

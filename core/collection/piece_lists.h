@@ -39,6 +39,10 @@ class PieceLists {
     }
   }
 
+  // One list as the section stores it (a count, then LEB128 gaps between
+  // the sorted ids), appended to w: what a spilled build writes per slot.
+  static void Encode(ByteWriter& w, const std::vector<int32_t>& ids);
+
   // The pack section's lists, slot by slot (text then heading), `alive`
   // saying which slots hold a passage: the others are written empty.
   void Save(ByteWriter& w, const std::vector<uint8_t>& alive) const;

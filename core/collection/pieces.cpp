@@ -100,13 +100,26 @@ void Collection::EnablePieceMatch(std::shared_ptr<const PieceMatcher> matcher, s
   tokenizer_ = std::move(tokenizer);
   pieces_ = std::move(lists);
   known_pieces_.assign(matcher_->vocab(), 0);
+  if (pieces_spill_) held_pieces_.assign(matcher_->vocab(), 0);
   vocabulary_.clear();
   for (uint32_t label = 0; label < chunks_.size(); ++label) AddKnownPieces(label);
 }
 
 void Collection::StorePieces(uint32_t label, const ChunkPieces& pieces) {
-  pieces_.Set(label, pieces.text, pieces.title);
-  AddKnownPieces(label);
+  if (!pieces_spill_) {
+    pieces_.Set(label, pieces.text, pieces.title);
+    AddKnownPieces(label);
+    return;
+  }
+  // Labels arrive in order, each once (a spilled collection removes none).
+  ByteWriter w(pieces_batch_);
+  PieceLists::Encode(w, pieces.text);
+  PieceLists::Encode(w, pieces.title);
+  ++pieces_spilled_slots_;
+  for (int32_t id : pieces.text) AddKnown(id);
+  for (const auto* list : {&pieces.text, &pieces.title}) {
+    for (int32_t id : *list) held_pieces_[id] = 1;
+  }
 }
 
 float Collection::PieceSimilarity(std::string_view query, std::string_view text) const {
@@ -122,19 +135,38 @@ float Collection::PieceSimilarity(std::string_view query, std::string_view text)
 // pieces stay known: harmless for a coverage estimate).
 void Collection::AddKnownPieces(uint32_t label) {
   if (label >= pieces_.slots()) return;
-  pieces_.ForEach(label, false, [&](int32_t id) {
-    if (!known_pieces_[id]) {
-      known_pieces_[id] = 1;
-      vocabulary_.push_back(id);
-    }
-  });
+  pieces_.ForEach(label, false, [&](int32_t id) { AddKnown(id); });
+}
+
+void Collection::AddKnown(int32_t id) {
+  if (!known_pieces_[id]) {
+    known_pieces_[id] = 1;
+    vocabulary_.push_back(id);
+  }
 }
 
 void Collection::SavePieces(ByteWriter& w) const {
   w.str(tokenizer_->fingerprint());
   w.u32(static_cast<uint32_t>(matcher_->vocab()));
   w.u64(chunks_.size());
+  if (pieces_spill_) return SavePiecesSpilled(w);
   pieces_.Save(w, alive_);
+}
+
+void Collection::SavePiecesSpilled(ByteWriter& w) const {
+  if (spill_failed_) throw Error(ErrorCode::kInternal, "collection '" + name_ + "': its passages could not all be kept while it was built");
+  if (pieces_spilled_slots_ != chunks_.size() || std::count(alive_.begin(), alive_.end(), 0)) {
+    throw Error(ErrorCode::kInternal, "collection '" + name_ + "': its piece lists do not cover its passages");
+  }
+  uint64_t read = 0;
+  pieces_spill_->ReadBack([&](const uint8_t* data, size_t n) {
+    read += n;
+    w.raw(data, n);
+  });
+  if (read != pieces_spilled_bytes_) {
+    throw Error(ErrorCode::kCorruptData, "collection '" + name_ + "': " + std::to_string(read) + " bytes of piece lists read back where " +
+                                    std::to_string(pieces_spilled_bytes_) + " were kept (was the spill file changed?)");
+  }
 }
 
 void Collection::LoadPieces(ByteReader& r) {
@@ -147,7 +179,9 @@ void Collection::LoadPieces(ByteReader& r) {
 }
 
 // The rows of the pieces live passages hold.
-std::vector<int32_t> Collection::RowIds() const { return IdsHeld(pieces_, alive_, matcher_->vocab()); }
+std::vector<int32_t> Collection::RowIds() const {
+  return pieces_spill_ ? Marked(held_pieces_) : IdsHeld(pieces_, alive_, matcher_->vocab());
+}
 
 bool Collection::SavesRows() const { return matcher_ && RowIds().size() * kRowsCarriedUpTo <= matcher_->vocab(); }
 

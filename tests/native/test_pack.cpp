@@ -545,6 +545,48 @@ Collection BuiltInBatches(const std::shared_ptr<ChunkSpill>& spill) {
 
 Bytes SaveOne(const Collection& c) { return SavePack({&c}); }
 
+// The default model's tokenizer and table: collections that match pieces.
+struct PieceModel {
+  std::shared_ptr<const Tokenizer> tok;
+  std::shared_ptr<StaticModel> table;
+  ModelInfo info;
+};
+
+PieceModel DefaultPieceModel() {
+  const std::string dir = std::string(VESPER_MODELS_DIR) + "/default/";
+  SpecialTokenPolicy policy;
+  policy.add_bos = policy.add_eos = false;
+  PieceModel m;
+  m.tok = Tokenizer::FromBytes(test::ReadFile(dir + "tokenizer.model"), policy);
+  m.table = StaticModel::FromBytes(test::ReadFile(dir + "model.vtab"));
+  m.info.id = "vesper-default";
+  m.info.dims = static_cast<uint32_t>(m.table->dims());
+  return m;
+}
+
+// Twelve passages in two overlapping batches, piece matching on, spilling
+// what `records` and `pieces` are given for.
+Collection BuiltWithPieces(const PieceModel& m, const std::shared_ptr<ChunkSpill>& records,
+                           const std::shared_ptr<ChunkSpill>& pieces) {
+  Collection c("kb", m.info);
+  c.EnablePieceMatch(std::make_shared<PieceMatcher>(m.table), m.tok);
+  if (records) c.SpillTo(records);
+  if (pieces) c.SpillPiecesTo(pieces);
+  std::vector<Chunk> chunks = ChunkDocument(test::Seeds()[0].name, test::Seeds()[0].text);
+  chunks.resize(std::min<size_t>(chunks.size(), 12));
+  std::vector<float> vectors;
+  for (const Chunk& chunk : chunks) {
+    std::vector<int32_t> ids = m.tok->Encode(chunk.text).ids;
+    std::vector<float> v(m.table->dims());
+    m.table->Embed(ids.data(), ids.size(), v.data());
+    vectors.insert(vectors.end(), v.begin(), v.end());
+  }
+  const size_t dims = m.table->dims();
+  c.Add(std::vector<Chunk>(chunks.begin(), chunks.begin() + 7), vectors.data(), 7);
+  c.Add(std::vector<Chunk>(chunks.begin() + 5, chunks.end()), vectors.data() + 5 * dims, chunks.size() - 5);  // two already there
+  return c;
+}
+
 }  // namespace
 
 TEST_CASE("a collection that spills its passages saves the same pack and keeps no text", "[pack]") {
@@ -563,6 +605,41 @@ TEST_CASE("a collection that spills its passages saves the same pack and keeps n
   REQUIRE(loaded.size() == 1);
   CHECK(loaded[0].chunk(3).text == held.chunk(3).text);
   CHECK(loaded[0].chunk(3).fields == held.chunk(3).fields);
+}
+
+TEST_CASE("a build that spills its piece lists too saves the same pack, its rows included", "[pack]") {
+  const PieceModel m = DefaultPieceModel();
+  auto records = std::make_shared<MemorySpill>();
+  auto pieces = std::make_shared<MemorySpill>();
+  const Collection spilled = BuiltWithPieces(m, records, pieces);
+  const Collection held = BuiltWithPieces(m, nullptr, nullptr);
+  CHECK(pieces->appends == 2);  // a batch at a time
+  CHECK(!pieces->kept.empty());
+  const Bytes pack = SaveOne(spilled);
+  CHECK(pack == SaveOne(held));  // planned and written: read back twice
+  const PackInfo info = InspectPack(pack.data(), pack.size());
+  CHECK(std::any_of(info.sections.begin(), info.sections.end(), [](const PackSectionInfo& s) { return s.kind == "rows"; }));
+
+  Collection lone("x", m.info);
+  CHECK_THROWS_WITH(lone.SpillPiecesTo(std::make_shared<MemorySpill>()), Catch::Contains("SpillTo first"));
+  // A full disk on the second batch: the build stops, and what was built is never saved.
+  auto full_disk = std::make_shared<MemorySpill>();
+  full_disk->fail_after = 1;
+  CHECK_THROWS_WITH(BuiltWithPieces(m, std::make_shared<MemorySpill>(), full_disk), Catch::Contains("no space left"));
+  Collection part("kb", m.info);
+  part.EnablePieceMatch(std::make_shared<PieceMatcher>(m.table), m.tok);
+  part.SpillTo(std::make_shared<MemorySpill>());
+  auto failing = std::make_shared<MemorySpill>();
+  failing->fail_after = 0;
+  part.SpillPiecesTo(failing);
+  std::vector<Chunk> one = ChunkDocument("a.md", "One passage about cameras.");
+  std::vector<float> v(m.table->dims(), 0.f);
+  v[0] = 1.f;
+  CHECK_THROWS_WITH(part.Add(one, v.data(), 1), Catch::Contains("no space left"));
+  CHECK_THROWS_WITH(SaveOne(part), Catch::Contains("could not all be kept"));
+  // Lists that come back short are never written as a pack.
+  pieces->lose = 3;
+  CHECK_THROWS_WITH(SaveOne(spilled), Catch::Contains("piece lists read back where"));
 }
 
 TEST_CASE("a spilled collection is saved, not searched, and says so", "[pack]") {

@@ -153,9 +153,9 @@ test('output files are replaced whole: a write killed midway leaves the old file
   assert.deepEqual(readFileSync(target), now);
 });
 
-test('build keeps the passages in a file beside the pack while it works, and leaves none behind', async () => {
+test('build keeps the passages (and their piece lists) in files beside the pack while it works, and leaves none behind', async () => {
   const { readdirSync } = await import('node:fs');
-  const spills = () => readdirSync(tmp).filter((f) => f.endsWith('.passages.tmp'));
+  const spills = () => readdirSync(tmp).filter((f) => /\.(passages|pieces)\.tmp$/.test(f));
   assert.deepEqual(spills(), []);  // the build before these tests
   // Read while building (after the spill file was made): a file that is not UTF-8 fails the build.
   writeFileSync(join(tmp, 'latin1.txt'), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));

@@ -56,7 +56,21 @@ export function writeFileAtomic(path, data) {
 export function fileSpill(outPath) {
   const dir = dirname(outPath);
   mkdirSync(dir, { recursive: true });
-  const path = join(dir, `.${basename(outPath)}.${process.pid}.passages.tmp`);
+  const records = tempFile(join(dir, `.${basename(outPath)}.${process.pid}.passages.tmp`));
+  // Piece matching's lists, in a second file (Collection.spillTo's `pieces`).
+  const pieces = tempFile(join(dir, `.${basename(outPath)}.${process.pid}.pieces.tmp`));
+  return {
+    ...records,
+    pieces,
+    close() {
+      records.close();
+      pieces.close();
+    },
+  };
+}
+
+// A file bytes are appended to and read back from; close() removes it.
+function tempFile(path) {
   const fd = openSync(path, 'w+');
   return {
     append(view) {
