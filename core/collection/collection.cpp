@@ -776,19 +776,7 @@ Collection Collection::LoadMeta(ByteReader& r) {
 
 void Collection::SaveChunks(ByteWriter& w) const {
   w.u64(chunks_.size());
-  if (spill_) {
-    if (spill_failed_) throw Error(ErrorCode::kInternal, "collection '" + name_ + "': its passages could not all be kept while it was built");
-    uint64_t read = 0;
-    spill_->ReadBack([&](const uint8_t* data, size_t n) {
-      read += n;
-      w.raw(data, n);
-    });
-    if (read != spilled_bytes_) {
-      throw Error(ErrorCode::kCorruptData, "collection '" + name_ + "': " + std::to_string(read) + " bytes of passages read back where " +
-                                      std::to_string(spilled_bytes_) + " were kept (was the spill file changed?)");
-    }
-    return;
-  }
+  if (spill_) return WriteSpilled(*spill_, spilled_bytes_, "passages", w);
   for (size_t i = 0; i < chunks_.size(); ++i) {
     if (!alive_[i]) {
       w.u8(0);  // a deleted chunk keeps its slot, not its text
@@ -822,6 +810,21 @@ void Collection::SpillTo(std::shared_ptr<ChunkSpill> spill) {
   if (!spill) throw Error(ErrorCode::kInvalidArgument, "a spill is needed");
   if (!chunks_.empty()) throw Error(ErrorCode::kInvalidArgument, "collection '" + name_ + "' spills its passages only from empty");
   spill_ = std::move(spill);
+}
+
+// What a spill kept, into w: refused when an append failed or when it
+// comes back with other than the `kept` bytes appended (`what` names them).
+void Collection::WriteSpilled(const ChunkSpill& spill, uint64_t kept, const char* what, ByteWriter& w) const {
+  if (spill_failed_) throw Error(ErrorCode::kInternal, "collection '" + name_ + "': its passages could not all be kept while it was built");
+  uint64_t read = 0;
+  spill.ReadBack([&](const uint8_t* data, size_t n) {
+    read += n;
+    w.raw(data, n);
+  });
+  if (read != kept) {
+    throw Error(ErrorCode::kCorruptData, "collection '" + name_ + "': " + std::to_string(read) + " bytes of " + what + " read back where " +
+                                    std::to_string(kept) + " were kept (was the spill file changed?)");
+  }
 }
 
 void Collection::SpillPiecesTo(std::shared_ptr<ChunkSpill> pieces) {

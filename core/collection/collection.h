@@ -337,6 +337,7 @@ class Collection {
   std::vector<uint8_t> held_pieces_;
   void SpillPiecesBatch();
   void SavePiecesSpilled(ByteWriter& w) const;
+  void WriteSpilled(const ChunkSpill& spill, uint64_t kept, const char* what, ByteWriter& w) const;
   std::vector<uint8_t> alive_;
   size_t live_ = 0;
   IdIndex by_id_;  // live passages by chunk id

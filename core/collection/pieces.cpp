@@ -154,19 +154,10 @@ void Collection::SavePieces(ByteWriter& w) const {
 }
 
 void Collection::SavePiecesSpilled(ByteWriter& w) const {
-  if (spill_failed_) throw Error(ErrorCode::kInternal, "collection '" + name_ + "': its passages could not all be kept while it was built");
-  if (pieces_spilled_slots_ != chunks_.size() || std::count(alive_.begin(), alive_.end(), 0)) {
+  if (!spill_failed_ && (pieces_spilled_slots_ != chunks_.size() || std::count(alive_.begin(), alive_.end(), 0))) {
     throw Error(ErrorCode::kInternal, "collection '" + name_ + "': its piece lists do not cover its passages");
   }
-  uint64_t read = 0;
-  pieces_spill_->ReadBack([&](const uint8_t* data, size_t n) {
-    read += n;
-    w.raw(data, n);
-  });
-  if (read != pieces_spilled_bytes_) {
-    throw Error(ErrorCode::kCorruptData, "collection '" + name_ + "': " + std::to_string(read) + " bytes of piece lists read back where " +
-                                    std::to_string(pieces_spilled_bytes_) + " were kept (was the spill file changed?)");
-  }
+  WriteSpilled(*pieces_spill_, pieces_spilled_bytes_, "piece lists", w);
 }
 
 void Collection::LoadPieces(ByteReader& r) {
