@@ -300,7 +300,12 @@ bool Lexicon::Take(const std::string& from, const std::string& to, const std::st
   const std::string* t = Find(from, to, key);
   if (!t) return false;
   TermGroup& group = out.emplace_back();
-  for (std::string_view one : SplitOn(*t, '|')) group.emplace_back(one);
+  for (size_t at = 0;;) {
+    const size_t bar = t->find('|', at);
+    group.emplace_back(*t, at, bar == std::string::npos ? std::string::npos : bar - at);
+    if (bar == std::string::npos) break;
+    at = bar + 1;
+  }
   ++translated;
   return true;
 }

@@ -97,7 +97,7 @@ class Lexicon {
   // "from\tto" -> key -> its translations joined by '|' (at most
   // kMaxTranslations). Keyed per direction and joined, an entry is one node
   // whose strings mostly fit in place: the six directions of the default
-  // model's lexicon hold ~6 MB rather than 14 with a "from\tto\tkey" string
+  // model's lexicon hold ~8 MB rather than 14 with a "from\tto\tkey" string
   // and a vector of strings each (bench/limits: a build loads all six).
   // "from\tkey" in stop_ for function words.
   mutable std::unordered_map<std::string, std::unordered_map<std::string, std::string>> map_;
