@@ -95,7 +95,9 @@ size_t First(const std::string& folded, const std::map<std::string, RoleWords>& 
 // A request said in other words: leaving (a verb of leaving with a word for
 // the role, or any verb with the plain self: "be yourself again") or
 // returning (a verb of returning with a word for the role); the earlier verb
-// decides when a request has both ("para de fingir e volta a ser você mesmo").
+// decides when a request has both ("para de fingir e volta a ser você mesmo"),
+// and a verb of returning whose object is the plain self asks to leave
+// ("volte a ser você mesmo, pode parar o roleplay").
 RoleCommand ByRoleWords(const Persona& persona, std::string_view question, std::string* language) {
   const std::string folded = FoldText(question);
   const auto& all = persona.role_words();
@@ -103,15 +105,20 @@ RoleCommand ByRoleWords(const Persona& persona, std::string_view question, std::
   std::string exit_language, back_language;
   const size_t exit = First(folded, all, &RoleWords::exit, &exit_language);
   const size_t back = First(folded, all, &RoleWords::reenter, &back_language);
-  const bool role = First(folded, all, &RoleWords::role) != std::string::npos;
-  const bool self = First(folded, all, &RoleWords::self) != std::string::npos;
+  const size_t role_at = First(folded, all, &RoleWords::role);
+  const size_t self_at = First(folded, all, &RoleWords::self);
+  const bool role = role_at != std::string::npos;
+  const bool self = self_at != std::string::npos;
   const size_t verb = std::min(exit, back);
   if (verb == std::string::npos || (!role && !self)) return RoleCommand::kNone;
   // Answered in the language of the verb that asked ("volta a ser o
   // Karpathy" is too short, and too full of a name, to detect).
   *language = exit < back ? exit_language : back_language;
   if (self && !role) return RoleCommand::kExit;
-  return exit < back ? RoleCommand::kExit : RoleCommand::kReenter;
+  if (exit < back) return RoleCommand::kExit;
+  // Returning to what comes first after the verb: the plain self is leaving the role.
+  const bool to_self = self && self_at > back && (role_at < back || self_at < role_at);
+  return to_self ? RoleCommand::kExit : RoleCommand::kReenter;
 }
 
 }  // namespace

@@ -322,6 +322,8 @@ TEST_CASE("role commands said naturally are commands; questions that mention the
   const std::pair<const char*, const char*> exits[] = {
       {"en", "OK, you can stop role-playing now."}, {"en", "Please stop pretending."}, {"en", "okay, exit please"},
       {"pt", "Pode sair do personagem, por favor."}, {"pt", "Certo, pare de fingir."},
+      // Returning to the plain self is leaving, whatever else the request names.
+      {"pt", "volte a ser você mesmo, pode parar o roleplay"}, {"pt", "para de fingir e volta a ser você mesmo"},
       {"zh", "\xE5\xA5\xBD\xE7\x9A\x84\xEF\xBC\x8C\xE4\xB8\x8D\xE7\x94\xA8\xE6\x89\xAE\xE6\xBC\x94\xE4\xBA\x86\xE3\x80\x82"},  // 好的，不用扮演了。
       {"zh", "\xE8\xAF\xB7\xE9\x80\x80\xE5\x87\xBA\xE8\xA7\x92\xE8\x89\xB2"},  // 请退出角色
   };
