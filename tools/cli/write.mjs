@@ -57,8 +57,15 @@ export function fileSpill(outPath) {
   const dir = dirname(outPath);
   mkdirSync(dir, { recursive: true });
   const records = tempFile(join(dir, `.${basename(outPath)}.${process.pid}.passages.tmp`));
-  // Piece matching's lists, in a second file (Collection.spillTo's `pieces`).
-  const pieces = tempFile(join(dir, `.${basename(outPath)}.${process.pid}.pieces.tmp`));
+  // Piece matching's lists, in a second file (Collection.spillTo's `pieces`);
+  // the first is removed when the second cannot be made.
+  let pieces;
+  try {
+    pieces = tempFile(join(dir, `.${basename(outPath)}.${process.pid}.pieces.tmp`));
+  } catch (err) {
+    records.close();
+    throw err;
+  }
   return {
     ...records,
     pieces,
