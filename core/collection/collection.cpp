@@ -114,10 +114,9 @@ size_t Collection::Add(std::vector<Chunk> chunks, const float* vectors, size_t v
   std::vector<ChunkPieces> pieces = PiecesOfBatch(chunks);
   size_t added = 0;
   for (size_t i = 0; i < chunks.size(); ++i) {
-    if (by_id_.Find(chunks[i].id, IdOfLabel())) continue;
     auto label = static_cast<uint32_t>(chunks_.size());
+    if (!by_id_.Insert(chunks[i].id, label, IdOfLabel())) continue;
     chunks_.push_back(std::move(chunks[i]));
-    by_id_.Insert(chunks_.back().id, label, IdOfLabel());
     alive_.push_back(1);
     ++live_;
     ++added;
@@ -233,10 +232,9 @@ void Collection::MaybeBuildHnsw() {
 
 void Collection::Remove(std::string_view chunk_id) {
   RequireHeld("remove its passages");
-  const std::optional<uint32_t> found = by_id_.Find(chunk_id, IdOfLabel());
+  const std::optional<uint32_t> found = by_id_.Erase(chunk_id, IdOfLabel());
   if (!found) throw Error(ErrorCode::kNotFound, "no chunk '" + std::string(chunk_id) + "' in '" + name_ + "'");
   const uint32_t label = *found;
-  by_id_.Erase(chunk_id, IdOfLabel());
   alive_[label] = 0;
   --live_;
   if (has_vectors()) store_.Remove(label);
@@ -922,8 +920,7 @@ void Collection::LoadChunks(ByteReader& r) {
     c.language = r.str();
     if (flags & kChunkFields) LoadFields(r, c);
     if (utf8::FindInvalid(c.text) != std::string::npos) r.fail("chunk text is not valid UTF-8");
-    if (by_id_.Find(c.id, IdOfLabel())) r.fail("duplicate chunk id " + c.id);
-    by_id_.Insert(c.id, static_cast<uint32_t>(i), IdOfLabel());
+    if (!by_id_.Insert(c.id, static_cast<uint32_t>(i), IdOfLabel())) r.fail("duplicate chunk id " + c.id);
     AssignPage(static_cast<uint32_t>(i));
     ++live_;
   }

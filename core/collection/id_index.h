@@ -26,23 +26,29 @@ class IdIndex {
     }
     return std::nullopt;
   }
-  // Adds a label whose id the index does not hold yet (Find first).
+  // Adds `label` under `id` unless the index holds that id already (then
+  // false, nothing changed). id_of is read for the labels held, not for
+  // `label`: its passage may be stored after.
   template <typename IdOf>
-  void Insert(std::string_view id, uint32_t label, const IdOf& id_of) {
+  bool Insert(std::string_view id, uint32_t label, const IdOf& id_of) {
     if (2 * (size_ + 1) > slots_.size()) Grow(id_of);
     size_t i = Home(id);
-    while (slots_[i] != kEmpty) i = Next(i);
+    for (; slots_[i] != kEmpty; i = Next(i)) {
+      if (id_of(slots_[i]) == id) return false;
+    }
     slots_[i] = label;
     ++size_;
+    return true;
   }
 
-  // Removes the id's label; false when the index does not hold it.
+  // Removes the id and returns its label; none when the index does not hold it.
   template <typename IdOf>
-  bool Erase(std::string_view id, const IdOf& id_of) {
-    if (slots_.empty()) return false;
+  std::optional<uint32_t> Erase(std::string_view id, const IdOf& id_of) {
+    if (slots_.empty()) return std::nullopt;
     size_t hole = Home(id);
     while (slots_[hole] != kEmpty && id_of(slots_[hole]) != id) hole = Next(hole);
-    if (slots_[hole] == kEmpty) return false;
+    if (slots_[hole] == kEmpty) return std::nullopt;
+    const uint32_t erased = slots_[hole];
     // Each later entry of the run moves into the hole unless its home lies
     // cyclically in (hole, j]: then it would be found before the hole anyway.
     for (size_t j = Next(hole); slots_[j] != kEmpty; j = Next(j)) {
@@ -54,7 +60,7 @@ class IdIndex {
     }
     slots_[hole] = kEmpty;
     --size_;
-    return true;
+    return erased;
   }
 
   size_t size() const { return size_; }

@@ -392,10 +392,10 @@ TEST_CASE("the id index finds, adds and removes as a hash map of the same ids do
     REQUIRE(index.Find(id, id_of).has_value() == held);
     if (held) REQUIRE(*index.Find(id, id_of) == label);
     if ((next() >> 8) % 3 == 0) {
-      REQUIRE(index.Erase(id, id_of) == held);
+      REQUIRE(index.Erase(id, id_of) == (held ? std::optional<uint32_t>(label) : std::nullopt));
       expected.erase(id);
-    } else if (!held) {
-      index.Insert(id, label, id_of);
+    } else {
+      REQUIRE(index.Insert(id, label, id_of) == !held);  // an id held already is not added again
       expected.emplace(id, label);
     }
     REQUIRE(index.size() == expected.size());
@@ -405,5 +405,5 @@ TEST_CASE("the id index finds, adds and removes as a hash map of the same ids do
     CHECK(index.Find(ids[label], id_of) == (held ? std::optional<uint32_t>(label) : std::nullopt));
   }
   CHECK_FALSE(index.Find("zz", id_of));
-  CHECK_FALSE(index.Erase("zz", id_of));
+  CHECK_FALSE(index.Erase("zz", id_of).has_value());
 }
